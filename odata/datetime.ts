@@ -1,0 +1,105 @@
+// Text forms of Edm.DateTime, Edm.DateTimeOffset and Edm.Time shared by every codec:
+// Atom writes and reads ISO 8601; verbose JSON writes `\/Date(ms)\/` and also reads ISO 8601.
+import type { DateTimeOffsetValue, TimeValue } from './edm.js';
+import { dateTimeOffset, time } from './edm.js';
+
+const ISO =
+  /^(-?\d{4,})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,7}))?)?(Z|[+-]\d{2}:\d{2})?$/;
+
+export interface ParsedIso {
+  readonly date: Date;
+  /** Offset written in the text, in minutes; undefined when the text had none. */
+  readonly offsetMinutes: number | undefined;
+}
+
+/** ISO 8601 date-time with or without seconds, fraction (up to 7 digits) and offset. */
+export function parseIsoDateTime(text: string): ParsedIso | undefined {
+  const m = ISO.exec(text);
+  if (!m) return undefined;
+  const [, y, mo, d, h, mi, s = '0', frac = '', zone] = m;
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  const hour = Number(h);
+  const minute = Number(mi);
+  const second = Number(s);
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) {
+    return undefined;
+  }
+  const ms = frac ? Math.floor(Number(`0.${frac}`) * 1000 + 1e-9) : 0;
+  let offsetMinutes: number | undefined;
+  if (zone === 'Z') offsetMinutes = 0;
+  else if (zone) {
+    const sign = zone[0] === '-' ? -1 : 1;
+    const oh = Number(zone.slice(1, 3));
+    const om = Number(zone.slice(4, 6));
+    if (oh > 23 || om > 59) return undefined;
+    offsetMinutes = sign * (oh * 60 + om);
+  }
+  const utc = new Date(0);
+  utc.setUTCFullYear(year, month - 1, day);
+  utc.setUTCHours(hour, minute, second, ms);
+  // Reject dates that rolled over (2026-02-30 becomes March 2nd in Date arithmetic).
+  if (utc.getUTCDate() !== day || utc.getUTCMonth() !== month - 1) return undefined;
+  const date = new Date(utc.getTime() - (offsetMinutes ?? 0) * 60_000);
+  if (Number.isNaN(date.getTime())) return undefined;
+  return { date, offsetMinutes };
+}
+
+function pad(n: number, width = 2): string {
+  return String(n).padStart(width, '0');
+}
+
+function formatYear(year: number): string {
+  return year < 0 ? `-${pad(-year, 4)}` : pad(year, 4);
+}
+
+function clock(date: Date): string {
+  const ms = date.getUTCMilliseconds();
+  const base = `${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())}`;
+  return ms ? `${base}.${pad(ms, 3)}` : base;
+}
+
+/** Edm.DateTime as Atom/XML text: UTC, no offset, fraction only when non-zero. */
+export function formatDateTime(date: Date): string {
+  return `${formatYear(date.getUTCFullYear())}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())}T${clock(date)}`;
+}
+
+/** Edm.DateTimeOffset as text, in the offset it was written with (`Z` for 0). */
+export function formatDateTimeOffset(value: DateTimeOffsetValue): string {
+  const local = new Date(value.date.getTime() + value.offsetMinutes * 60_000);
+  const off = value.offsetMinutes;
+  const zone =
+    off === 0 ? 'Z' : `${off < 0 ? '-' : '+'}${pad(Math.floor(Math.abs(off) / 60))}:${pad(Math.abs(off) % 60)}`;
+  return `${formatDateTime(local)}${zone}`;
+}
+
+export function parseDateTimeOffset(text: string): DateTimeOffsetValue | undefined {
+  const parsed = parseIsoDateTime(text);
+  if (!parsed || parsed.offsetMinutes === undefined) return undefined;
+  return dateTimeOffset(parsed.date, parsed.offsetMinutes);
+}
+
+const DURATION = /^(-)?P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d{1,7})?)S)?)?$/;
+
+/** Edm.Time: an xsd:duration such as `PT9H30M` or `PT13H20M15.5S`. */
+export function parseTime(text: string): TimeValue | undefined {
+  const m = DURATION.exec(text);
+  if (!m || text === 'P' || text.endsWith('T')) return undefined;
+  const [, neg, d = '0', h = '0', mi = '0', s = '0'] = m;
+  const ms =
+    Number(d) * 86_400_000 + Number(h) * 3_600_000 + Number(mi) * 60_000 + Math.round(Number(s) * 1000);
+  return time(neg ? -ms : ms);
+}
+
+export function formatTime(value: TimeValue): string {
+  let rest = Math.abs(value.ms);
+  const h = Math.floor(rest / 3_600_000);
+  rest -= h * 3_600_000;
+  const m = Math.floor(rest / 60_000);
+  rest -= m * 60_000;
+  const s = rest / 1000;
+  const sign = value.ms < 0 ? '-' : '';
+  if (h === 0 && m === 0 && s === 0) return 'PT0S';
+  return `${sign}PT${h ? `${h}H` : ''}${m ? `${m}M` : ''}${s ? `${s}S` : ''}`;
+}
