@@ -1,0 +1,106 @@
+// PostgreSQL through a pg Pool: for running several service processes on one database.
+import pg from 'pg';
+import { PostgresDialect } from 'kysely';
+import type { ConstraintKind, ConstraintViolation, DialectSetup, StorageDialect } from './dialect.js';
+
+export interface PostgresOptions {
+  /** Most connections the pool opens. */
+  readonly poolMax?: number;
+  /** Schema to put first on the search_path of every connection (tests isolate suites by it). */
+  readonly schema?: string;
+}
+
+const INT8_OID = 20;
+
+// Timestamps are bigint; pg hands bigint back as text because it may exceed 2^53. Epoch
+// milliseconds and row counts never do, so read them as numbers. Set per pool, not globally,
+// so no other pg user in the process is affected. NUMERIC stays text (exact).
+const typeParsers = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8_OID && format !== 'binary') return parseSafeInteger;
+    return format === undefined ? pg.types.getTypeParser(oid) : pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+function parseSafeInteger(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new RangeError(`bigint ${text} exceeds the safe integer range`);
+  return value;
+}
+
+export function createPostgresSetup(url: string, options: PostgresOptions = {}): DialectSetup {
+  const schema = options.schema;
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) {
+    throw new RangeError(`invalid schema name: ${schema}`);
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolMax ?? 10,
+    types: typeParsers,
+    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+  });
+  return { storage: postgresStorage, kyselyDialect: new PostgresDialect({ pool }), location: redact(url) };
+}
+
+function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgres://(unparsable url)';
+  }
+}
+
+// SQLSTATE classes: https://www.postgresql.org/docs/current/errcodes-appendix.html
+const SQLSTATE: Record<string, ConstraintKind> = {
+  '23505': 'unique',
+  '23503': 'foreign-key',
+  '23001': 'foreign-key', // restrict_violation
+  '23514': 'check',
+  '23502': 'not-null',
+};
+
+interface PgErrorFields {
+  code?: unknown;
+  constraint?: unknown;
+  table?: unknown;
+  column?: unknown;
+  detail?: unknown;
+}
+
+const postgresStorage: StorageDialect = {
+  name: 'postgres',
+  // The wire protocol counts parameters in an Int16.
+  maxBindParameters: 65535,
+  constraintViolation(error: unknown): ConstraintViolation | undefined {
+    if (!(error instanceof Error)) return undefined;
+    const fields = error as Error & PgErrorFields;
+    const kind = typeof fields.code === 'string' ? SQLSTATE[fields.code] : undefined;
+    if (kind === undefined) return undefined;
+    return {
+      kind,
+      constraint: typeof fields.constraint === 'string' ? fields.constraint : undefined,
+      table: typeof fields.table === 'string' ? fields.table : undefined,
+      columns: columnsOf(fields),
+    };
+  },
+  readDecimal(value: unknown, scale: number): string | null {
+    if (value === null || value === undefined) return null;
+    return typeof value === 'string' ? fixScale(value, scale) : Number(value).toFixed(scale);
+  },
+};
+
+// "Key (user_id)=(5) already exists." -> ["user_id"]; NOT NULL names its column directly.
+function columnsOf(fields: PgErrorFields): string[] {
+  if (typeof fields.column === 'string') return [fields.column];
+  if (typeof fields.detail !== 'string') return [];
+  const list = /^Key \((.+?)\)=/.exec(fields.detail)?.[1];
+  return list === undefined ? [] : list.split(',').map((name) => name.trim());
+}
+
+function fixScale(text: string, scale: number): string {
+  const [whole = '0', fraction = ''] = text.split('.');
+  if (scale === 0) return whole;
+  return `${whole}.${fraction.padEnd(scale, '0').slice(0, scale)}`;
+}

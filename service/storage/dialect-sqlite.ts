@@ -1,0 +1,71 @@
+// SQLite through better-sqlite3: the embedded default. One connection (Kysely serialises access
+// to it), so a transaction is never interleaved with another statement of this process.
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { SqliteDialect } from 'kysely';
+import type { ConstraintKind, ConstraintViolation, DialectSetup, StorageDialect } from './dialect.js';
+
+export interface SqliteOptions {
+  /** How long a writer waits for another process's lock before failing (ms). */
+  readonly busyTimeoutMs?: number;
+}
+
+export const MEMORY = ':memory:';
+
+export function createSqliteSetup(file: string, options: SqliteOptions = {}): DialectSetup {
+  const isMemory = file === MEMORY;
+  const path = isMemory ? MEMORY : resolve(file);
+  if (!isMemory) mkdirSync(dirname(path), { recursive: true });
+  const database = new BetterSqlite3(path);
+  // WAL: readers never block the writer; NORMAL is durable across application crashes and
+  // only risks the last commits on power loss, the usual pairing with WAL.
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  // SQLite leaves foreign keys off per connection unless asked; RESTRICT relies on them.
+  database.pragma('foreign_keys = ON');
+  database.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
+  return {
+    storage: sqliteStorage,
+    kyselyDialect: new SqliteDialect({ database }),
+    location: isMemory ? 'sqlite::memory:' : `sqlite:${path}`,
+  };
+}
+
+const CONSTRAINT_CODES: Record<string, ConstraintKind> = {
+  SQLITE_CONSTRAINT_UNIQUE: 'unique',
+  SQLITE_CONSTRAINT_PRIMARYKEY: 'unique',
+  SQLITE_CONSTRAINT_FOREIGNKEY: 'foreign-key',
+  SQLITE_CONSTRAINT_CHECK: 'check',
+  SQLITE_CONSTRAINT_NOTNULL: 'not-null',
+};
+
+const sqliteStorage: StorageDialect = {
+  name: 'sqlite',
+  // SQLITE_MAX_VARIABLE_NUMBER is 32766 since 3.32.
+  maxBindParameters: 32766,
+  constraintViolation(error: unknown): ConstraintViolation | undefined {
+    if (!(error instanceof BetterSqlite3.SqliteError)) return undefined;
+    const kind = CONSTRAINT_CODES[error.code];
+    return kind === undefined ? undefined : describe(kind, error.message);
+  },
+  readDecimal(value: unknown, scale: number): string | null {
+    if (value === null || value === undefined) return null;
+    // NUMERIC affinity keeps the value as REAL: exact to 2 places well beyond any hourly rate.
+    return Number(value).toFixed(scale);
+  },
+};
+
+// Messages look like "UNIQUE constraint failed: time_entries.user_id",
+// "UNIQUE constraint failed: index 'users_account_email_unique'", "CHECK constraint failed: name",
+// "FOREIGN KEY constraint failed".
+function describe(kind: ConstraintKind, message: string): ConstraintViolation {
+  const detail = message.split('constraint failed: ')[1]?.trim() ?? '';
+  const indexName = /^index '([^']+)'$/.exec(detail)?.[1];
+  if (indexName !== undefined) return { kind, constraint: indexName, table: undefined, columns: [] };
+  if (kind === 'check') return { kind, constraint: detail || undefined, table: undefined, columns: [] };
+  const qualified = detail === '' ? [] : detail.split(',').map((part) => part.trim());
+  const table = qualified[0]?.split('.')[0];
+  const columns = qualified.map((part) => part.split('.')[1] ?? part);
+  return { kind, constraint: undefined, table, columns };
+}

@@ -1,0 +1,44 @@
+// What differs between the two databases at run time, behind one small interface; one file per
+// implementation (dialect-sqlite.ts, dialect-postgres.ts), chosen once by openDatabase().
+//
+// Deliberately NOT here, because both databases already agree:
+//   - INSERT ... RETURNING (SQLite >= 3.35 and PostgreSQL; Kysely's `.returning()` works on both);
+//   - partial and expression indexes, ON CONFLICT, LIMIT, lower(), row values in WHERE;
+//   - booleans and timestamps: stored as 0/1 and UTC epoch milliseconds on both (see schema.ts),
+//     so compiled filters and row readers need no switch.
+// Schema DDL differences live in the migrations themselves (they are frozen once released).
+import type { Dialect } from 'kysely';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export type ConstraintKind = 'unique' | 'foreign-key' | 'check' | 'not-null';
+
+/** A statement failed because it would have broken a declared constraint. */
+export interface ConstraintViolation {
+  readonly kind: ConstraintKind;
+  /** Constraint or index name, when the database names it (PostgreSQL always; SQLite for
+   *  named CHECKs and expression indexes). */
+  readonly constraint: string | undefined;
+  /** The table the constraint belongs to, when known. */
+  readonly table: string | undefined;
+  /** The constrained columns, when the database says which. */
+  readonly columns: readonly string[];
+}
+
+export interface StorageDialect {
+  readonly name: DialectName;
+  /** Most bind parameters one statement may carry (multi-row inserts size their batches by it). */
+  readonly maxBindParameters: number;
+  /** Classifies an error thrown by a statement; undefined when it is not a constraint violation. */
+  constraintViolation(error: unknown): ConstraintViolation | undefined;
+  /** A NUMERIC column value as canonical decimal text with exactly `scale` fraction digits. */
+  readDecimal(value: unknown, scale: number): string | null;
+}
+
+/** What a dialect file hands to openDatabase(). */
+export interface DialectSetup {
+  readonly storage: StorageDialect;
+  readonly kyselyDialect: Dialect;
+  /** A description of where the data lives, safe to log (no password). */
+  readonly location: string;
+}

@@ -1,0 +1,32 @@
+// Versioned migrations, run on start. The list is static (no directory globbing), so it works the
+// same from source under tsx, from a bundle, and in tests. Kysely records what ran in
+// kysely_migration and holds a lock while migrating (an advisory lock on PostgreSQL), so several
+// service processes starting together migrate once.
+import { Migrator } from 'kysely';
+import type { Kysely, Migration, MigrationProvider } from 'kysely';
+import type { DialectName } from './dialect.js';
+import { initialSchema } from './migrations/001-initial.js';
+import { MigrationFailedError } from './storage-errors.js';
+import type { Database } from './schema.js';
+
+/** In order; names sort in the order they must run. Append only. */
+const MIGRATIONS: ReadonlyArray<readonly [name: string, create: (dialect: DialectName) => Migration]> = [
+  ['001-initial', initialSchema],
+];
+
+export function migrationProvider(dialect: DialectName): MigrationProvider {
+  return {
+    getMigrations: async () => Object.fromEntries(MIGRATIONS.map(([name, create]) => [name, create(dialect)])),
+  };
+}
+
+/** Brings the schema to the newest version; returns the names of the migrations it applied. */
+export async function migrateToLatest(db: Kysely<Database>, dialect: DialectName): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: migrationProvider(dialect) });
+  const { error, results = [] } = await migrator.migrateToLatest();
+  if (error !== undefined) {
+    const failed = results.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';
+    throw new MigrationFailedError(failed, error);
+  }
+  return results.filter((result) => result.status === 'Success').map((result) => result.migrationName);
+}
