@@ -81,3 +81,11 @@ export class UnsupportedMediaTypeError extends ODataError {
     super(415, 'ODATA_UNSUPPORTED_MEDIA_TYPE', message);
   }
 }
+
+/** A value the server cannot put on the wire in the requested format (e.g. U+0001 in XML). */
+export class SerializationError extends ODataError {
+  override readonly name = 'SerializationError';
+  constructor(message: string, target?: string) {
+    super(500, 'ODATA_SERIALIZATION', message, target);
+  }
+}

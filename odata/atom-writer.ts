@@ -1,0 +1,318 @@
+// Atom (OData V2) writer for entries and feeds, a hot path of every XML response. Per entity set
+// it is compiled once from the model (tags, attribute tails, one element writer per property),
+// then each call is string concatenation. Shapes and order as Olingo V2's AtomEntryEntityProducer
+// and AtomFeedProducer write them:
+//
+//   <entry xmlns="Atom" xmlns:m=".." xmlns:d=".." xml:base="root" m:etag="..">
+//     <id>root + Set(key)</id><title type="text">Set</title><updated>..Z</updated>
+//     <category term="NS.Type" scheme=".../scheme"/><link href="Set(key)" rel="edit" title="Type"/>
+//     <link href="Set(key)/Nav" rel=".../related/Nav" title="Nav" type="application/atom+xml;type=entry">
+//       <m:inline>entry | feed (when expanded)</m:inline></link>
+//     <content type="application/xml"><m:properties><d:P m:type="Edm.Int32">7</d:P>..</m:properties></content>
+//   </entry>
+//   <feed xmlns.. xml:base="root"><id>root + Set</id><title type="text">Set</title><updated/>
+//     <author><name/></author><link href="Set" rel="self" title="Set"/><m:count>n</m:count>
+//     entries.. <link href="next" rel="next"/></feed>
+//
+// Namespaces are declared on the document's root element only; entries inside a feed carry no
+// xml:base, inline entries and feeds do (as Olingo). Entries have no author: Olingo writes one
+// only for a syndication mapping (FC_TargetPath), which our models do not have.
+import type { EdmRecord, EdmValue } from './edm.js';
+import type { ExpandedNavigation, InlineEntry } from './json-writer.js';
+import { formatLiteral } from './literals.js';
+import type { ModelIndex } from './model-index.js';
+import type { EntitySet } from './model.js';
+import { isEdmPrimitiveType } from './model.js';
+import { NS_ATOM, NS_DATA, NS_METADATA, NS_RELATED, NS_SCHEME } from './namespaces.js';
+import { SerializationError } from './errors.js';
+import { escapeXmlAttribute, escapeXmlText } from './xml-escape.js';
+import type { XmlElementWriter } from './xml-values.js';
+import { formatXmlDateTimeOffset, xmlElementWriter } from './xml-values.js';
+import { dateTimeOffset } from './edm.js';
+
+export type { ExpandedNavigation, InlineEntry } from './json-writer.js';
+
+export const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
+const ROOT_NAMESPACES = `xmlns="${NS_ATOM}" xmlns:m="${NS_METADATA}" xmlns:d="${NS_DATA}"`;
+
+interface CommonOptions {
+  /** Absolute service root ending in `/` (`http://host/V1/Api.svc/`): xml:base and ids. */
+  readonly serviceRoot: string;
+  /** `$select` paths (`Name`, `Client`, `Client/Name`, `*`); absent = everything. */
+  readonly select?: readonly string[];
+  /** `<updated>` of the document's entries and feeds; default: now (as Olingo). */
+  readonly updated?: Date;
+}
+
+export interface AtomEntryOptions extends CommonOptions {
+  readonly etag?: string;
+  readonly expanded?: ExpandedNavigation;
+}
+
+export interface AtomFeedOptions extends CommonOptions {
+  /** `$inlinecount=allpages`: the count, written as `<m:count>`. */
+  readonly count?: number;
+  /** The next page's URL (with `$skiptoken`), written last as `<link rel="next">`. */
+  readonly next?: string;
+  /** href of the feed's self link, relative to the root; default the entity set name. */
+  readonly selfLink?: string;
+  readonly etag?: (record: EdmRecord) => string | undefined;
+  readonly expanded?: (record: EdmRecord, index: number) => ExpandedNavigation | undefined;
+}
+
+export interface AtomWriter {
+  /** A whole document: XML declaration and `<entry>`. */
+  entry(record: EdmRecord, options: AtomEntryOptions): string;
+  /** A whole document: XML declaration and `<feed>`. */
+  feed(records: readonly EdmRecord[], options: AtomFeedOptions): string;
+}
+
+interface PropertyPart {
+  readonly name: string;
+  readonly write: XmlElementWriter;
+}
+
+interface NavigationPart {
+  readonly name: string;
+  /** `/Nav` (percent-encoded), appended to the entry's path. */
+  readonly segment: string;
+  /** `" rel=".../related/Nav" title="Nav" type="application/atom+xml;type=..."` */
+  readonly tail: string;
+  readonly toMany: boolean;
+  readonly target: () => CompiledSet;
+}
+
+interface CompiledSet {
+  readonly setName: string;
+  readonly keyPath: (record: EdmRecord) => string;
+  readonly title: string;
+  /** category, written between `<updated>` and the edit link. */
+  readonly category: string;
+  /** `" rel="edit" title="Type"/>` */
+  readonly editTail: string;
+  readonly hasStream: boolean;
+  readonly properties: readonly PropertyPart[];
+  readonly navigations: readonly NavigationPart[];
+}
+
+/** What one `$select` keeps at one level, and the paths below each navigation. */
+interface Selection {
+  readonly properties: readonly PropertyPart[];
+  readonly navigations: readonly NavigationPart[];
+  readonly below: ReadonlyMap<string, readonly string[] | undefined>;
+}
+
+/** Per-call values, escaped once. */
+interface Context {
+  readonly baseAttribute: string;
+  readonly rootText: string;
+  readonly updated: string;
+}
+
+const compiled = new WeakMap<ModelIndex, Map<string, CompiledSet>>();
+
+// Olingo's Encoder: everything but RFC 3986 unreserved characters and `'` is percent-encoded.
+const ENCODE_MORE = /[!*()]/g;
+function encodeSegment(text: string): string {
+  return encodeURIComponent(text).replace(ENCODE_MORE, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** `Set(7)` or `Set(A=1,B='x')` with V2 URI literals, percent-encoded as Olingo does. */
+function entityKeyPath(index: ModelIndex, set: EntitySet): (record: EdmRecord) => string {
+  const type = index.typeOfSet(set);
+  const keys = type.key.map((name) => {
+    const property = index.property(type, name);
+    if (!property || !isEdmPrimitiveType(property.type)) throw new Error(`key ${name} of ${type.fullName} is not primitive`);
+    return { name, type: property.type, prefix: type.key.length > 1 ? `${encodeSegment(name)}=` : '' };
+  });
+  const head = `${encodeSegment(set.name)}(`;
+  const literal = (record: EdmRecord, key: (typeof keys)[number]): string => {
+    const value = record[key.name];
+    if (value === null || value === undefined) throw new SerializationError(`key property ${key.name} has no value`, key.name);
+    if (key.type === 'Edm.Int32' && Number.isInteger(value)) return String(value);
+    return encodeSegment(formatLiteral(value as EdmValue, key.type));
+  };
+  const [single] = keys;
+  if (single && keys.length === 1) return (record) => `${head}${literal(record, single)})`;
+  return (record) => `${head}${keys.map((k) => k.prefix + literal(record, k)).join(',')})`;
+}
+
+function compileSet(index: ModelIndex, set: EntitySet): CompiledSet {
+  let sets = compiled.get(index);
+  if (!sets) compiled.set(index, (sets = new Map()));
+  const known = sets.get(set.name);
+  if (known) return known;
+  const type = index.typeOfSet(set);
+  const setName = escapeXmlText(set.name);
+  const result: CompiledSet = {
+    setName,
+    keyPath: entityKeyPath(index, set),
+    title: `<title type="text">${setName}</title>`,
+    category: `<category term="${escapeXmlAttribute(type.fullName)}" scheme="${NS_SCHEME}"/>`,
+    editTail: `" rel="edit" title="${escapeXmlAttribute(type.name)}"/>`,
+    hasStream: type.hasStream,
+    properties: type.properties.map((p) => ({ name: p.name, write: xmlElementWriter(index, p, 'd:') })),
+    navigations: type.navigationProperties.map((nav) => {
+      let target: CompiledSet | undefined;
+      const toMany = nav.multiplicity === '*';
+      const name = escapeXmlAttribute(nav.name);
+      return {
+        name: nav.name,
+        segment: `/${encodeSegment(nav.name)}`,
+        tail: `" rel="${NS_RELATED}${name}" title="${name}" type="application/atom+xml;type=${toMany ? 'feed' : 'entry'}"`,
+        toMany,
+        // Lazy: navigation graphs have cycles (Project -> TimeEntries -> Project).
+        target: () => (target ??= compileSet(index, index.navigationTarget(set, nav))),
+      };
+    }),
+  };
+  sets.set(set.name, result);
+  return result;
+}
+
+const EVERYTHING = new Map<string, undefined>();
+
+function select(c: CompiledSet, paths: readonly string[] | undefined): Selection {
+  if (paths === undefined) return { properties: c.properties, navigations: c.navigations, below: EVERYTHING };
+  // head -> deeper paths; undefined when the head is selected as a whole (`Client`).
+  const heads = new Map<string, string[] | undefined>();
+  for (const path of paths) {
+    const slash = path.indexOf('/');
+    if (slash < 0) {
+      heads.set(path, undefined);
+      continue;
+    }
+    const head = path.slice(0, slash);
+    if (heads.has(head) && heads.get(head) === undefined) continue;
+    const deeper = heads.get(head) ?? [];
+    deeper.push(path.slice(slash + 1));
+    heads.set(head, deeper);
+  }
+  const all = heads.has('*');
+  return {
+    properties: all ? c.properties : c.properties.filter((p) => heads.has(p.name)),
+    navigations: all ? c.navigations : c.navigations.filter((n) => heads.has(n.name)),
+    below: heads,
+  };
+}
+
+function context(options: CommonOptions): Context {
+  const updated = formatXmlDateTimeOffset(dateTimeOffset(options.updated ?? new Date(), 0));
+  return {
+    baseAttribute: ` xml:base="${escapeXmlAttribute(options.serviceRoot)}"`,
+    rootText: escapeXmlText(options.serviceRoot),
+    updated: `<updated>${updated}</updated>`,
+  };
+}
+
+type EntryPlacement = 'root' | 'in-feed' | 'inline';
+
+function writeEntry(
+  c: CompiledSet,
+  s: Selection,
+  ctx: Context,
+  entry: InlineEntry,
+  placement: EntryPlacement,
+): string {
+  const { record, etag, expanded } = entry;
+  const self = c.keyPath(record);
+  let out =
+    placement === 'root'
+      ? `<entry ${ROOT_NAMESPACES}${ctx.baseAttribute}`
+      : placement === 'inline'
+        ? `<entry${ctx.baseAttribute}`
+        : '<entry';
+  if (etag !== undefined) out += ` m:etag="${escapeXmlAttribute(etag, 'etag')}"`;
+  out += `><id>${ctx.rootText}${self}</id>${c.title}${ctx.updated}${c.category}<link href="${self}${c.editTail}`;
+  if (c.hasStream) out += `<link href="${self}/$value" rel="edit-media" type="application/octet-stream"/>`;
+  for (const n of s.navigations) {
+    const href = self + n.segment;
+    const inline = expanded?.[n.name];
+    if (inline === undefined) {
+      out += `<link href="${href}${n.tail}/>`;
+      continue;
+    }
+    out += `<link href="${href}${n.tail}>`;
+    if (inline === null) {
+      out += '<m:inline/></link>';
+      continue;
+    }
+    const target = n.target();
+    const nested = select(target, s.below.get(n.name));
+    out += '<m:inline>';
+    out += isEntryList(inline)
+      ? writeFeed(target, nested, ctx, inline, { root: false, selfLink: href })
+      : writeEntry(target, nested, ctx, inline, 'inline');
+    out += '</m:inline></link>';
+  }
+  let properties = '';
+  for (const p of s.properties) properties += p.write(record[p.name]);
+  if (properties) properties = `<m:properties>${properties}</m:properties>`;
+  if (c.hasStream) return `${out}<content type="application/octet-stream" src="${self}/$value"/>${properties}</entry>`;
+  return properties
+    ? `${out}<content type="application/xml">${properties}</content></entry>`
+    : `${out}<content type="application/xml"/></entry>`;
+}
+
+function isEntryList(value: InlineEntry | readonly InlineEntry[]): value is readonly InlineEntry[] {
+  return Array.isArray(value);
+}
+
+interface FeedFrame {
+  readonly root: boolean;
+  readonly selfLink: string;
+  readonly count?: number;
+  readonly next?: string;
+}
+
+function feedHead(c: CompiledSet, ctx: Context, frame: FeedFrame): string {
+  let out = frame.root ? `<feed ${ROOT_NAMESPACES}${ctx.baseAttribute}>` : `<feed${ctx.baseAttribute}>`;
+  out += `<id>${ctx.rootText}${c.setName}</id>${c.title}${ctx.updated}<author><name/></author>`;
+  out += `<link href="${escapeXmlAttribute(frame.selfLink)}" rel="self" title="${c.setName}"/>`;
+  if (frame.count !== undefined) {
+    if (!(Number.isSafeInteger(frame.count) && frame.count >= 0)) {
+      throw new SerializationError(`inline count ${frame.count} is not a non-negative integer`);
+    }
+    out += `<m:count>${frame.count}</m:count>`;
+  }
+  return out;
+}
+
+function feedTail(frame: FeedFrame): string {
+  return frame.next === undefined ? '</feed>' : `<link href="${escapeXmlAttribute(frame.next)}" rel="next"/></feed>`;
+}
+
+function writeFeed(
+  c: CompiledSet,
+  s: Selection,
+  ctx: Context,
+  entries: readonly InlineEntry[],
+  frame: FeedFrame,
+): string {
+  let out = feedHead(c, ctx, frame);
+  for (const entry of entries) out += writeEntry(c, s, ctx, entry, 'in-feed');
+  return out + feedTail(frame);
+}
+
+/** A writer for the entries of one entity set, compiled once per model and set. */
+export function createAtomWriter(index: ModelIndex, set: EntitySet): AtomWriter {
+  const c = compileSet(index, set);
+  return {
+    entry(record, options) {
+      const entry = { record, etag: options.etag, expanded: options.expanded };
+      return XML_DECLARATION + writeEntry(c, select(c, options.select), context(options), entry, 'root');
+    },
+    feed(records, options) {
+      const s = select(c, options.select);
+      const ctx = context(options);
+      const { etag, expanded } = options;
+      const frame = { root: true, selfLink: options.selfLink ?? c.setName, count: options.count, next: options.next };
+      let out = XML_DECLARATION + feedHead(c, ctx, frame);
+      for (let i = 0; i < records.length; i++) {
+        const record = records[i] as EdmRecord;
+        out += writeEntry(c, s, ctx, { record, etag: etag?.(record), expanded: expanded?.(record, i) }, 'in-feed');
+      }
+      return out + feedTail(frame);
+    },
+  };
+}
