@@ -1,4 +1,6 @@
 // PostgreSQL through a pg Pool: for running several service processes on one database.
+// A schema other than public is chosen in the URL, as libpq does:
+//   postgres://host/db?options=-c%20search_path%3Dmyschema
 import pg from 'pg';
 import { PostgresDialect } from 'kysely';
 import type { ConstraintKind, ConstraintViolation, DialectSetup, StorageDialect } from './dialect.js';
@@ -6,8 +8,6 @@ import type { ConstraintKind, ConstraintViolation, DialectSetup, StorageDialect 
 export interface PostgresOptions {
   /** Most connections the pool opens. */
   readonly poolMax?: number;
-  /** Schema to put first on the search_path of every connection (tests isolate suites by it). */
-  readonly schema?: string;
 }
 
 const INT8_OID = 20;
@@ -29,15 +29,10 @@ function parseSafeInteger(text: string): number {
 }
 
 export function createPostgresSetup(url: string, options: PostgresOptions = {}): DialectSetup {
-  const schema = options.schema;
-  if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) {
-    throw new RangeError(`invalid schema name: ${schema}`);
-  }
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolMax ?? 10,
     types: typeParsers,
-    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
   });
   return { storage: postgresStorage, kyselyDialect: new PostgresDialect({ pool }), location: redact(url) };
 }

@@ -46,7 +46,9 @@ const sqliteStorage: StorageDialect = {
   maxBindParameters: 32766,
   constraintViolation(error: unknown): ConstraintViolation | undefined {
     if (!(error instanceof BetterSqlite3.SqliteError)) return undefined;
-    const kind = CONSTRAINT_CODES[error.code];
+    // ON DELETE RESTRICT is enforced by an internal trigger, hence its own code.
+    const isRestrict = error.code === 'SQLITE_CONSTRAINT_TRIGGER' && error.message.startsWith('FOREIGN KEY');
+    const kind = isRestrict ? 'foreign-key' : CONSTRAINT_CODES[error.code];
     return kind === undefined ? undefined : describe(kind, error.message);
   },
   readDecimal(value: unknown, scale: number): string | null {

@@ -1,0 +1,41 @@
+// The service's configuration: read at the edge (CLI flags, environment) and passed in, so no
+// module below reads process.env or argv itself.
+
+export interface TlsFiles {
+  readonly certFile: string;
+  readonly keyFile: string;
+}
+
+export interface ServiceConfig {
+  readonly host: string;
+  readonly port: number;
+  /** undefined = SQLite file ./data/timegate.sqlite; a file path, ':memory:' or postgres://... */
+  readonly databaseUrl: string | undefined;
+  /** Most entities per page of a collection read (server paging; spec §8 says 100). */
+  readonly pageSize: number;
+  readonly tls: TlsFiles | undefined;
+  /** Header names accepted besides X-ServiceApiKey for the key (matched case-insensitively),
+   *  for clients of the original service that use another name. */
+  readonly apiKeyHeaderAliases: readonly string[];
+  /** Request bodies above this are refused with 413. */
+  readonly bodyLimitBytes: number;
+  /** Realm of the WWW-Authenticate: Basic challenge on 401. */
+  readonly authRealm: string;
+  /** Connections of the PostgreSQL pool (ignored on SQLite). */
+  readonly postgresPoolMax: number;
+  /** How long shutdown waits for in-flight requests before closing anyway (ms). */
+  readonly shutdownGraceMs: number;
+}
+
+export const DEFAULT_SERVICE_CONFIG: ServiceConfig = {
+  host: '127.0.0.1',
+  port: 4004,
+  databaseUrl: undefined,
+  pageSize: 100,
+  tls: undefined,
+  apiKeyHeaderAliases: [],
+  bodyLimitBytes: 1024 * 1024,
+  authRealm: 'timegate',
+  postgresPoolMax: 10,
+  shutdownGraceMs: 10_000,
+};
