@@ -9,5 +9,13 @@ export interface GeneratedFile {
   readonly contents: string;
 }
 
+/** Where the files go, for emitters whose output imports the repository's own modules. */
+export interface EmitContext {
+  /** Absolute path of the output directory. */
+  readonly outDir: string;
+  /** Absolute path of the repository root (where `odata/` lives). */
+  readonly repoRoot: string;
+}
+
 /** One emitter turns the model into some files; emitters are pure and deterministic. */
-export type Emitter = (model: Model) => GeneratedFile[] | Promise<GeneratedFile[]>;
+export type Emitter = (model: Model, context?: EmitContext) => GeneratedFile[] | Promise<GeneratedFile[]>;
