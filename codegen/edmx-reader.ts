@@ -25,7 +25,7 @@ import {
   edmChildren,
 } from './edmx-attributes.js';
 import { readParameter, readProperty } from './edmx-properties.js';
-import { validateModel } from './edmx-validate.js';
+import { checkUnique, validateModel } from './edmx-validate.js';
 import { EdmxError } from './errors.js';
 import { toKebabCase, toRestName, toRestPath } from './naming.js';
 import { parseXml, type XmlElement } from './xml-tree.js';
@@ -52,6 +52,8 @@ export function readEdmx(xml: string): Model {
     );
 
   const associations = members('Association').map(({ schema, element }) => readAssociation(element, schema.namespace, namespaces));
+  // Navigation properties are resolved through this map, so duplicates must be caught first.
+  checkUnique(associations.map((a) => a.fullName), (name) => `Association ${name}`);
   const byFullName = new Map(associations.map((a) => [a.fullName, a]));
   const entityTypes = members('EntityType').map(({ schema, element }) => readEntityType(element, schema.namespace, byFullName, namespaces));
   const complexTypes = members('ComplexType').map(({ schema, element }) => readComplexType(element, schema.namespace, namespaces));
@@ -245,12 +247,10 @@ function readNavigation(
     if (!found) throw new EdmxError('EDMX_UNKNOWN_ROLE', `${where}: ${attribute}="${role}" is not a role of Association ${relationship}`);
     return found;
   };
-  const from = end(fromRole, 'FromRole');
   const to = end(toRole, 'ToRole');
   if (fromRole === toRole) throw new EdmxError('EDMX_UNKNOWN_ROLE', `${where}: FromRole and ToRole are both "${fromRole}"`);
-  if (from.type !== owner) {
-    throw new EdmxError('EDMX_UNKNOWN_ROLE', `${where}: FromRole "${fromRole}" is the end of ${from.type}, not of ${owner}`);
-  }
+  // That the FromRole end is this type is checked with the other references, in validateModel.
+  end(fromRole, 'FromRole');
   return {
     name,
     restName: toRestName(name),

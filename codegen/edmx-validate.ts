@@ -4,7 +4,7 @@ import type { ComplexType, EntityType, FunctionImport, Model, Property } from '.
 import { isEdmPrimitiveType } from '../odata/model.js';
 import { EdmxError } from './errors.js';
 
-function checkUnique(names: readonly string[], what: (name: string) => string): void {
+export function checkUnique(names: readonly string[], what: (name: string) => string): void {
   const seen = new Set<string>();
   for (const name of names) {
     if (seen.has(name)) throw new EdmxError('EDMX_DUPLICATE_NAME', `${what(name)} is declared more than once`);
@@ -31,6 +31,7 @@ export function validateModel(model: Model): void {
   );
   const entityTypes = new Map(model.entityTypes.map((t) => [t.fullName, t]));
   const complexTypes = new Map(model.complexTypes.map((t) => [t.fullName, t]));
+  const associations = new Map(model.associations.map((a) => [a.fullName, a]));
 
   const structured = [
     ...model.entityTypes.map((t) => ({ kind: 'EntityType', type: t, members: [...t.properties, ...t.navigationProperties] })),
@@ -62,6 +63,15 @@ export function validateModel(model: Model): void {
     }
   }
 
+  for (const type of model.entityTypes) {
+    for (const nav of type.navigationProperties) {
+      const from = associations.get(nav.relationship)?.ends.find((e) => e.role === nav.fromRole);
+      if (from && from.type !== type.fullName) {
+        throw new EdmxError('EDMX_UNKNOWN_ROLE', `NavigationProperty ${type.fullName}/${nav.name}: FromRole "${nav.fromRole}" is the end of ${from.type}, not of ${type.fullName}`);
+      }
+    }
+  }
+
   const container = `EntityContainer ${model.containerName}`;
   checkUnique(
     [...model.entitySets, ...model.associationSets, ...model.functionImports].map((s) => s.name),
@@ -76,7 +86,6 @@ export function validateModel(model: Model): void {
       throw new EdmxError('EDMX_UNKNOWN_TYPE', `EntitySet ${set.name}: EntityType="${set.entityType}" is not a declared EntityType`);
     }
   }
-  const associations = new Map(model.associations.map((a) => [a.fullName, a]));
   for (const associationSet of model.associationSets) {
     const where = `AssociationSet ${associationSet.name}`;
     const association = associations.get(associationSet.association);
