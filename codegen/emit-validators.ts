@@ -61,14 +61,16 @@ interface Block {
   readonly code: string;
 }
 
-/** The ESM module: imports for the runtime helpers the standalone code requires, each block in its own scope. */
+/**
+ * The ESM module. The standalone code is CommonJS-shaped (`require` of ajv's runtime helpers and
+ * of ajv-formats); each block runs in its own function scope with a real `require` for them, so
+ * the helpers load exactly as ajv expects, under Node and under any test runner.
+ */
 function validatorsModule(blocks: readonly Block[], names: readonly string[], queryNames: readonly string[], patternHints: Record<string, string>): string {
-  const modules = [...new Set(blocks.flatMap((b) => [...b.code.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1] as string)))].sort();
   const lines = [
-    ...modules.map((m, i) => `import runtime${i} from ${JSON.stringify(m.endsWith('.js') ? m : `${m}.js`)};`),
+    "import { createRequire } from 'node:module';",
     '',
-    `const runtimeModules = { ${modules.map((m, i) => `${JSON.stringify(m)}: runtime${i}`).join(', ')} };`,
-    'const requireRuntime = (name) => runtimeModules[name];',
+    'const requireRuntime = createRequire(import.meta.url);',
     '',
     ...blocks.map((b) => `const ${b.variable} = (function (exports, require) {\n${b.code}\nreturn exports;\n})({}, requireRuntime);\n`),
     '/** Every validator by schema name. */',
