@@ -1,0 +1,261 @@
+// Verbose JSON (OData V2) writer for entries and feeds, the hot path of every JSON response.
+// Per entity set it is compiled once from the model (property names pre-encoded as `,"Name":`,
+// one value encoder per property, the type's `__metadata` tail), then each call is plain string
+// concatenation. Shapes as Olingo V2 writes them (DataServiceVersion 2.0):
+//   feed   {"d":{"__count":"3","results":[entry,...],"__next":"..."}}
+//   entry  {"d":{"__metadata":{"uri":"...","type":"NS.Type","etag":"..."},"Prop":value,...,
+//               "Nav":{"__deferred":{"uri":".../Nav"}}}}
+//   inline to-one entry object (or null), to-many {"results":[entry,...]}
+import type { EdmRecord, EdmValue } from './edm.js';
+import type { JsonEncoder } from './json-values.js';
+import { jsonString, valueEncoder } from './json-values.js';
+import type { ModelIndex } from './model-index.js';
+import type { EdmPrimitiveType, EntitySet } from './model.js';
+import { isEdmPrimitiveType } from './model.js';
+import { formatLiteral } from './literals.js';
+
+/** An expanded (inline) entry: its record, its etag, and its own expansions. */
+export interface InlineEntry {
+  readonly record: EdmRecord;
+  readonly etag?: string;
+  readonly expanded?: ExpandedNavigation;
+}
+
+/** Expanded navigation properties by name: an entry or null (to-one), entries (to-many). */
+export type ExpandedNavigation = Readonly<Record<string, InlineEntry | null | readonly InlineEntry[]>>;
+
+interface CommonOptions {
+  /** Absolute service root ending in `/` (`http://host/V1/Api.svc/`). */
+  readonly serviceRoot: string;
+  /** `$select` paths (`Name`, `Client`, `Client/Name`, `*`); absent = everything. */
+  readonly select?: readonly string[];
+}
+
+export interface EntryOptions extends CommonOptions {
+  readonly etag?: string;
+  readonly expanded?: ExpandedNavigation;
+}
+
+export interface FeedOptions extends CommonOptions {
+  /** `$inlinecount=allpages`: the count, written as `"__count":"n"`. */
+  readonly count?: number;
+  /** Absolute URL of the next page (with `$skiptoken`). */
+  readonly next?: string;
+  readonly etag?: (record: EdmRecord) => string | undefined;
+  readonly expanded?: (record: EdmRecord, index: number) => ExpandedNavigation | undefined;
+}
+
+export interface JsonWriter {
+  /** `{"d":{entry}}` */
+  entry(record: EdmRecord, options: EntryOptions): string;
+  /** `{"d":{"results":[...]}}` with `__count` and `__next` when given. */
+  feed(records: readonly EdmRecord[], options: FeedOptions): string;
+}
+
+interface PropertyPart {
+  readonly name: string;
+  /** `,"Name":` */
+  readonly prefix: string;
+  readonly encode: JsonEncoder;
+}
+
+interface NavigationPart {
+  readonly name: string;
+  readonly prefix: string;
+  /** `/Name"}}`: closes the deferred uri. */
+  readonly deferredTail: string;
+  readonly toMany: boolean;
+  readonly target: () => CompiledSet;
+}
+
+interface CompiledSet {
+  readonly keyPath: (record: EdmRecord) => string;
+  /** `","type":"NS.Type"` */
+  readonly typeTail: string;
+  readonly properties: readonly PropertyPart[];
+  readonly navigations: readonly NavigationPart[];
+}
+
+/** What one `$select` keeps at one level; undefined navigation selection = everything below. */
+interface Selection {
+  readonly properties: readonly PropertyPart[];
+  readonly navigations: readonly NavigationPart[];
+  readonly below: ReadonlyMap<string, readonly string[] | undefined>;
+}
+
+const compiled = new WeakMap<ModelIndex, Map<string, CompiledSet>>();
+
+function compileSet(index: ModelIndex, set: EntitySet): CompiledSet {
+  let sets = compiled.get(index);
+  if (!sets) compiled.set(index, (sets = new Map()));
+  const known = sets.get(set.name);
+  if (known) return known;
+  const type = index.typeOfSet(set);
+  const result: CompiledSet = {
+    keyPath: entityKeyPath(index, set),
+    typeTail: `","type":${jsonString(type.fullName)}`,
+    properties: type.properties.map((p) => ({
+      name: p.name,
+      prefix: `,${jsonString(p.name)}:`,
+      encode: valueEncoder(index, p.type, p.name),
+    })),
+    navigations: type.navigationProperties.map((nav) => {
+      let target: CompiledSet | undefined;
+      return {
+        name: nav.name,
+        prefix: `,${jsonString(nav.name)}:`,
+        deferredTail: `/${jsonString(encodeURIComponent(nav.name)).slice(1)}}}`,
+        toMany: nav.multiplicity === '*',
+        // Lazy: navigation graphs have cycles (Project -> TimeEntries -> Project).
+        target: () => (target ??= compileSet(index, index.navigationTarget(set, nav))),
+      };
+    }),
+  };
+  sets.set(set.name, result);
+  return result;
+}
+
+const EVERYTHING = new Map<string, undefined>();
+
+function select(c: CompiledSet, paths: readonly string[] | undefined): Selection {
+  if (paths === undefined) return { properties: c.properties, navigations: c.navigations, below: EVERYTHING };
+  // head -> deeper paths; undefined when the head is selected as a whole (`Client`).
+  const heads = new Map<string, string[] | undefined>();
+  for (const path of paths) {
+    const slash = path.indexOf('/');
+    if (slash < 0) {
+      heads.set(path, undefined);
+      continue;
+    }
+    const head = path.slice(0, slash);
+    if (heads.has(head) && heads.get(head) === undefined) continue;
+    const deeper = heads.get(head) ?? [];
+    deeper.push(path.slice(slash + 1));
+    heads.set(head, deeper);
+  }
+  const all = heads.has('*');
+  return {
+    properties: all ? c.properties : c.properties.filter((p) => heads.has(p.name)),
+    navigations: all ? c.navigations : c.navigations.filter((n) => heads.has(n.name)),
+    below: heads,
+  };
+}
+
+// Characters a path segment may carry unencoded (RFC 3986 pchar) besides the unreserved ones;
+// `&`, `+`, `;` and `=` stay encoded inside literals so no server reads them as delimiters.
+const SEGMENT_KEEP = /%(3A|40|24|2C)/g;
+
+function encodeSegment(text: string): string {
+  return encodeURIComponent(text).replace(SEGMENT_KEEP, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+/** `Set(7)` or `Set(A=1,B='x')`: the canonical entity path, percent-encoded for a URI. */
+function entityKeyPath(index: ModelIndex, set: EntitySet): (record: EdmRecord) => string {
+  const type = index.typeOfSet(set);
+  const keys = type.key.map((name) => {
+    const property = index.property(type, name);
+    if (!property || !isEdmPrimitiveType(property.type)) throw new Error(`key ${name} of ${type.fullName} is not primitive`);
+    return { name, type: property.type };
+  });
+  const head = `${encodeSegment(set.name)}(`;
+  const [single] = keys;
+  if (single && keys.length === 1) {
+    if (single.type === 'Edm.Int32') {
+      return (record) => {
+        const v = record[single.name];
+        return Number.isInteger(v) ? `${head}${v as number})` : `${head}${encodeSegment(literal(v, single))})`;
+      };
+    }
+    return (record) => `${head}${encodeSegment(literal(record[single.name], single))})`;
+  }
+  return (record) =>
+    `${head}${keys.map((k) => `${k.name}=${encodeSegment(literal(record[k.name], k))}`).join(',')})`;
+}
+
+function literal(value: unknown, key: { name: string; type: EdmPrimitiveType }): string {
+  if (value === null || value === undefined || (typeof value === 'object' && !isKeyObject(value))) {
+    throw new TypeError(`key property ${key.name} has no value`);
+  }
+  return formatLiteral(value as EdmValue, key.type);
+}
+
+function isKeyObject(value: object): boolean {
+  return value instanceof Date || value instanceof Uint8Array || 'kind' in value;
+}
+
+function writeEntry(
+  c: CompiledSet,
+  s: Selection,
+  root: string,
+  record: EdmRecord,
+  etag: string | undefined,
+  expanded: ExpandedNavigation | undefined,
+): string {
+  const uri = root + c.keyPath(record);
+  let out = `{"__metadata":{"uri":"${uri}${c.typeTail}`;
+  if (etag !== undefined) out += `,"etag":${jsonString(etag)}`;
+  out += '}';
+  for (const p of s.properties) out += p.prefix + p.encode(record[p.name]);
+  for (const n of s.navigations) {
+    const inline = expanded?.[n.name];
+    if (inline === undefined) {
+      out += `${n.prefix}{"__deferred":{"uri":"${uri}${n.deferredTail}`;
+      continue;
+    }
+    out += n.prefix;
+    if (inline === null) {
+      out += 'null';
+      continue;
+    }
+    const target = n.target();
+    const nested = select(target, s.below.get(n.name));
+    if (isEntryList(inline)) {
+      out += '{"results":[';
+      for (let i = 0; i < inline.length; i++) {
+        const e = inline[i] as InlineEntry;
+        out += (i ? ',' : '') + writeEntry(target, nested, root, e.record, e.etag, e.expanded);
+      }
+      out += ']}';
+    } else {
+      out += writeEntry(target, nested, root, inline.record, inline.etag, inline.expanded);
+    }
+  }
+  return `${out}}`;
+}
+
+function isEntryList(value: InlineEntry | readonly InlineEntry[]): value is readonly InlineEntry[] {
+  return Array.isArray(value);
+}
+
+/** The JSON-escaped service root, without quotes. */
+function rootText(serviceRoot: string): string {
+  return jsonString(serviceRoot).slice(1, -1);
+}
+
+/** A writer for the entries of one entity set, compiled once per model and set. */
+export function createJsonWriter(index: ModelIndex, set: EntitySet): JsonWriter {
+  const c = compileSet(index, set);
+  return {
+    entry(record, options) {
+      const s = select(c, options.select);
+      return `{"d":${writeEntry(c, s, rootText(options.serviceRoot), record, options.etag, options.expanded)}}`;
+    },
+    feed(records, options) {
+      const s = select(c, options.select);
+      const root = rootText(options.serviceRoot);
+      const { etag, expanded } = options;
+      if (options.count !== undefined && !(Number.isSafeInteger(options.count) && options.count >= 0)) {
+        throw new RangeError(`inline count ${options.count} is not a non-negative integer`);
+      }
+      let out = options.count === undefined ? '{"d":{"results":[' : `{"d":{"__count":"${options.count}","results":[`;
+      for (let i = 0; i < records.length; i++) {
+        const record = records[i] as EdmRecord;
+        if (i) out += ',';
+        out += writeEntry(c, s, root, record, etag?.(record), expanded?.(record, i));
+      }
+      out += ']';
+      if (options.next !== undefined) out += `,"__next":${jsonString(options.next)}`;
+      return `${out}}}`;
+    },
+  };
+}
