@@ -235,7 +235,12 @@ export type XmlElementWriter = (value: EdmValue | EdmRecord | undefined) => stri
  * and '' in a single-property document (where `d` is the default namespace). As Olingo's
  * XmlPropertyEntityProducer: m:type first, then m:null; a null complex value has no m:type.
  */
-export function xmlElementWriter(index: ModelIndex, property: Property, prefix: string, target = property.name): XmlElementWriter {
+export function xmlElementWriter(
+  index: ModelIndex,
+  property: Pick<Property, 'name' | 'type' | 'precision'>,
+  prefix: string,
+  target = property.name,
+): XmlElementWriter {
   const tag = prefix + property.name;
   const type = property.type;
   if (isEdmPrimitiveType(type)) {
@@ -317,8 +322,8 @@ export function readProperties(
     const path = target ? `${target}/${child.local}` : child.local;
     const read = child.ns === NS_DATA ? fields.get(child.local) : undefined;
     if (!read) {
-      const what = child.ns === NS_DATA ? 'unknown property' : `element {${child.ns}}${child.local} where a property is expected:`;
-      throw new PayloadError(`${what} ${path}`, path);
+      const what = child.ns === NS_DATA ? 'unknown property' : `element outside the data namespace {${child.ns}}:`;
+      throw new PayloadError(`${what} ${path.slice(0, 120)}`, path.slice(0, 120));
     }
     if (seen.has(child.local)) throw new PayloadError(`property ${path} given twice`, path);
     seen.add(child.local);
