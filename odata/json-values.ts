@@ -12,7 +12,7 @@ import type { EdmPrimitiveType } from './model.js';
 import { isEdmPrimitiveType } from './model.js';
 import type { ModelIndex } from './model-index.js';
 import { formatTime, parseIsoDateTime, parseTime } from './datetime.js';
-import { PayloadError } from './errors.js';
+import { PayloadError, SerializationError } from './errors.js';
 
 /** A value of a record slot: a primitive, a complex value, or missing. */
 export type SlotValue = EdmValue | EdmRecord | undefined;
@@ -32,7 +32,7 @@ export function jsonString(text: string): string {
 }
 
 function wrongValue(name: string, type: string, value: unknown): Error {
-  return new TypeError(`property ${name} (${type}) cannot be written from ${typeof value} ${String(value)}`);
+  return new SerializationError(`property ${name} (${type}) cannot be written from ${typeof value} ${String(value)}`, name);
 }
 
 function numberText(value: number): string {

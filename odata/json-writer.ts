@@ -8,9 +8,10 @@
 //   inline to-one entry object (or null), to-many {"results":[entry,...]}
 import type { EdmRecord, EdmValue } from './edm.js';
 import type { JsonEncoder } from './json-values.js';
-import { jsonString, valueEncoder } from './json-values.js';
+import { isPlainObject, jsonString, valueEncoder } from './json-values.js';
+import { SerializationError } from './errors.js';
 import type { ModelIndex } from './model-index.js';
-import type { EdmPrimitiveType, EntitySet } from './model.js';
+import type { EntitySet } from './model.js';
 import { isEdmPrimitiveType } from './model.js';
 import { formatLiteral } from './literals.js';
 
@@ -104,7 +105,7 @@ function compileSet(index: ModelIndex, set: EntitySet): CompiledSet {
       return {
         name: nav.name,
         prefix: `,${jsonString(nav.name)}:`,
-        deferredTail: `/${jsonString(encodeURIComponent(nav.name)).slice(1)}}}`,
+        deferredTail: `/${jsonString(encodeSegment(nav.name)).slice(1)}}}`,
         toMany: nav.multiplicity === '*',
         // Lazy: navigation graphs have cycles (Project -> TimeEntries -> Project).
         target: () => (target ??= compileSet(index, index.navigationTarget(set, nav))),
@@ -141,12 +142,12 @@ function select(c: CompiledSet, paths: readonly string[] | undefined): Selection
   };
 }
 
-// Characters a path segment may carry unencoded (RFC 3986 pchar) besides the unreserved ones;
-// `&`, `+`, `;` and `=` stay encoded inside literals so no server reads them as delimiters.
-const SEGMENT_KEEP = /%(3A|40|24|2C)/g;
+// Olingo's Encoder (as the Atom writer): everything but RFC 3986 unreserved characters and `'`
+// is percent-encoded, so an entry's JSON uri equals its Atom id.
+const ENCODE_MORE = /[!*()]/g;
 
 function encodeSegment(text: string): string {
-  return encodeURIComponent(text).replace(SEGMENT_KEEP, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  return encodeURIComponent(text).replace(ENCODE_MORE, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 /** `Set(7)` or `Set(A=1,B='x')`: the canonical entity path, percent-encoded for a URI. */
@@ -155,32 +156,20 @@ function entityKeyPath(index: ModelIndex, set: EntitySet): (record: EdmRecord) =
   const keys = type.key.map((name) => {
     const property = index.property(type, name);
     if (!property || !isEdmPrimitiveType(property.type)) throw new Error(`key ${name} of ${type.fullName} is not primitive`);
-    return { name, type: property.type };
+    return { name, type: property.type, prefix: type.key.length > 1 ? `${encodeSegment(name)}=` : '' };
   });
   const head = `${encodeSegment(set.name)}(`;
-  const [single] = keys;
-  if (single && keys.length === 1) {
-    if (single.type === 'Edm.Int32') {
-      return (record) => {
-        const v = record[single.name];
-        return Number.isInteger(v) ? `${head}${v as number})` : `${head}${encodeSegment(literal(v, single))})`;
-      };
+  const literal = (record: EdmRecord, key: (typeof keys)[number]): string => {
+    const value = record[key.name];
+    if (value === null || value === undefined || isPlainObject(value)) {
+      throw new SerializationError(`key property ${key.name} has no value`, key.name);
     }
-    return (record) => `${head}${encodeSegment(literal(record[single.name], single))})`;
-  }
-  return (record) =>
-    `${head}${keys.map((k) => `${k.name}=${encodeSegment(literal(record[k.name], k))}`).join(',')})`;
-}
-
-function literal(value: unknown, key: { name: string; type: EdmPrimitiveType }): string {
-  if (value === null || value === undefined || (typeof value === 'object' && !isKeyObject(value))) {
-    throw new TypeError(`key property ${key.name} has no value`);
-  }
-  return formatLiteral(value as EdmValue, key.type);
-}
-
-function isKeyObject(value: object): boolean {
-  return value instanceof Date || value instanceof Uint8Array || 'kind' in value;
+    if (key.type === 'Edm.Int32' && Number.isInteger(value)) return String(value);
+    return encodeSegment(formatLiteral(value as EdmValue, key.type));
+  };
+  const [single] = keys;
+  if (single && keys.length === 1) return (record) => `${head}${literal(record, single)})`;
+  return (record) => `${head}${keys.map((k) => k.prefix + literal(record, k)).join(',')})`;
 }
 
 function writeEntry(
