@@ -163,6 +163,7 @@ export function parseXml(input: string | Uint8Array, options: XmlParseOptions = 
   };
 
   const startTag = (lt: number): void => {
+    if (stack.length >= maxDepth) fail(`elements nested deeper than ${maxDepth}`, lt);
     const len = xml.length;
     let i = lt + 1;
     while (i < len) {
@@ -252,10 +253,7 @@ export function parseXml(input: string | Uint8Array, options: XmlParseOptions = 
     else if (root) fail('more than one root element', lt);
     else root = element;
 
-    if (!selfClosing) {
-      if (stack.length >= maxDepth) fail(`elements nested deeper than ${maxDepth}`, lt);
-      stack.push({ element, rawName, scope });
-    }
+    if (!selfClosing) stack.push({ element, rawName, scope });
     pos = i;
   };
 
