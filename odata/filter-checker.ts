@@ -60,10 +60,67 @@ export function typeOf(node: FilterNode): string | null {
   return node.type;
 }
 
+/**
+ * Resolves a member path (`Client/Name`) from the context's entity type through navigation
+ * properties to one and complex properties. `capability` names the `sap:` capability the last
+ * property must have (filterable for `$filter`, sortable for `$orderby`).
+ */
+export function resolvePropertyPath(
+  segments: readonly SyntaxSegment[],
+  ctx: FilterContext,
+  capability?: 'filterable' | 'sortable',
+): PropertyNode {
+  const { index } = ctx;
+  const names = ctx.names ?? 'edm';
+  let current: Parameters<typeof findMember>[1] = ctx.type;
+  const path: string[] = [];
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i] as SyntaxSegment;
+    const last = i === segments.length - 1;
+    const member = findMember(index, current, segment.name, names);
+    if (!member) {
+      throw new ExpressionError(`unknown property ${JSON.stringify(segment.name)} of ${current.fullName}`, segment.pos);
+    }
+    if (member.kind === 'navigation') {
+      const nav = member.navigation;
+      if (nav.multiplicity === '*') {
+        throw new ExpressionError(
+          `navigation property ${JSON.stringify(segment.name)} leads to many ${nav.targetType}; a V2 member path follows navigation to one only (any/all are OData V4 only)`,
+          segment.pos,
+        );
+      }
+      path.push(nav.name);
+      const target = index.entityType(nav.targetType);
+      if (!target) throw new Error(`unknown entity type ${nav.targetType}`);
+      if (last) return { kind: 'property', path, target: 'entity', type: target.fullName };
+      current = target;
+      continue;
+    }
+    const { property } = member;
+    path.push(property.name);
+    const complex = index.complexType(property.type);
+    if (complex) {
+      if (last) return { kind: 'property', path, target: 'complex', type: complex.fullName };
+      current = complex;
+      continue;
+    }
+    if (!last) {
+      throw new ExpressionError(
+        `${JSON.stringify(segment.name)} is a primitive property (${property.type}) and has no member ${JSON.stringify(segments[i + 1]?.name)}`,
+        segments[i + 1]?.pos ?? segment.pos,
+      );
+    }
+    if (capability && !property.capabilities[capability]) {
+      throw new ExpressionError(`property ${JSON.stringify(segment.name)} is not ${capability}`, segment.pos);
+    }
+    return { kind: 'property', path, target: 'primitive', type: property.type };
+  }
+  throw new Error('empty property path');
+}
+
 class FilterChecker {
   constructor(
     private readonly ctx: FilterContext,
-    private readonly names: NameStyle,
     private readonly enforce: boolean,
   ) {}
 
@@ -72,7 +129,7 @@ class FilterChecker {
       case 'literal':
         return { kind: 'literal', type: node.literal.type, value: node.literal.value };
       case 'path':
-        return this.path(node.segments);
+        return resolvePropertyPath(node.segments, this.ctx, this.enforce ? 'filterable' : undefined);
       case 'unary':
         return this.unary(node.op, this.check(node.operand), node.pos);
       case 'binary':
@@ -80,54 +137,6 @@ class FilterChecker {
       case 'call':
         return checkCall(node.name, node.args.map((a) => this.check(a)), node.pos);
     }
-  }
-
-  private path(segments: readonly SyntaxSegment[]): PropertyNode {
-    const { index } = this.ctx;
-    let current: Parameters<typeof findMember>[1] = this.ctx.type;
-    const path: string[] = [];
-    for (let i = 0; i < segments.length; i++) {
-      const segment = segments[i] as SyntaxSegment;
-      const last = i === segments.length - 1;
-      const member = findMember(index, current, segment.name, this.names);
-      if (!member) {
-        throw new ExpressionError(`unknown property ${JSON.stringify(segment.name)} of ${current.fullName}`, segment.pos);
-      }
-      if (member.kind === 'navigation') {
-        const nav = member.navigation;
-        if (nav.multiplicity === '*') {
-          throw new ExpressionError(
-            `navigation property ${JSON.stringify(segment.name)} leads to many ${nav.targetType}; V2 $filter follows navigation to one only (any/all are OData V4 only)`,
-            segment.pos,
-          );
-        }
-        path.push(nav.name);
-        const target = index.entityType(nav.targetType);
-        if (!target) throw new Error(`unknown entity type ${nav.targetType}`);
-        if (last) return { kind: 'property', path, target: 'entity', type: target.fullName };
-        current = target;
-        continue;
-      }
-      const { property } = member;
-      path.push(property.name);
-      const complex = index.complexType(property.type);
-      if (complex) {
-        if (last) return { kind: 'property', path, target: 'complex', type: complex.fullName };
-        current = complex;
-        continue;
-      }
-      if (!last) {
-        throw new ExpressionError(
-          `${JSON.stringify(segment.name)} is a primitive property (${property.type}) and has no member ${JSON.stringify(segments[i + 1]?.name)}`,
-          segments[i + 1]?.pos ?? segment.pos,
-        );
-      }
-      if (this.enforce && !property.capabilities.filterable) {
-        throw new ExpressionError(`property ${JSON.stringify(segment.name)} is not filterable`, segment.pos);
-      }
-      return { kind: 'property', path, target: 'primitive', type: property.type };
-    }
-    throw new Error('empty property path');
   }
 
   private unary(op: 'not' | 'negate', operand: FilterNode, pos: number): FilterNode {
@@ -189,7 +198,7 @@ function comparable(l: string, r: string): string | undefined {
 
 /** Types a syntax tree; the whole expression must be Edm.Boolean. */
 export function checkFilter(syntax: SyntaxNode, ctx: FilterContext): FilterNode {
-  const checker = new FilterChecker(ctx, ctx.names ?? 'edm', ctx.enforceCapabilities ?? true);
+  const checker = new FilterChecker(ctx, ctx.enforceCapabilities ?? true);
   const node = checker.check(syntax);
   if (node.type !== 'Edm.Boolean') {
     throw new ExpressionError(`$filter must be an Edm.Boolean expression, this one is ${node.type ?? 'null'}`, 0);
