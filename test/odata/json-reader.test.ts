@@ -3,6 +3,7 @@ import type { EdmRecord, EdmValue } from '../../odata/edm.js';
 import { dateTimeOffset, time } from '../../odata/edm.js';
 import { PayloadError } from '../../odata/errors.js';
 import { createJsonReader, readJsonEntry, readJsonFeed } from '../../odata/json-reader.js';
+import type { ExpandedNavigation } from '../../odata/json-writer.js';
 import { createJsonWriter } from '../../odata/json-writer.js';
 import type { ModelIndex } from '../../odata/model-index.js';
 import type { EdmPrimitiveType } from '../../odata/model.js';
@@ -76,7 +77,7 @@ describe('JSON reader: round trips', () => {
       count: 2,
       next: `${ROOT}Projects?$skiptoken=9`,
       etag: () => 'W/"1"',
-      expanded: (_r, i) => (i === 0 ? { Client: { record: client }, TimeEntries: [] } : { Client: null }),
+      expanded: (_r, i): ExpandedNavigation => (i === 0 ? { Client: { record: client }, TimeEntries: [] } : { Client: null }),
     });
     const feed = readJsonFeed(text, timeTracking, projects);
     expect(feed.count).toBe(2);
