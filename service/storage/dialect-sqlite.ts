@@ -1,9 +1,12 @@
-// SQLite through better-sqlite3: the embedded default. One connection (Kysely serialises access
-// to it), so a transaction is never interleaved with another statement of this process.
+// SQLite through better-sqlite3: the embedded default. One connection per process (Kysely
+// serialises access to it), so a transaction is never interleaved with another statement of this
+// process. Open one handle per process: better-sqlite3 waits for locks synchronously, so two
+// handles on one file in one process would wait on each other with the event loop blocked.
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { SqliteDialect } from 'kysely';
+import { CompiledQuery, SqliteAdapter, SqliteDialect, SqliteDriver } from 'kysely';
+import type { DatabaseConnection, DialectAdapter, Driver, SqliteDialectConfig } from 'kysely';
 import type { ConstraintKind, ConstraintViolation, DialectSetup, StorageDialect } from './dialect.js';
 
 export interface SqliteOptions {
@@ -18,18 +21,49 @@ export function createSqliteSetup(file: string, options: SqliteOptions = {}): Di
   const path = isMemory ? MEMORY : resolve(file);
   if (!isMemory) mkdirSync(dirname(path), { recursive: true });
   const database = new BetterSqlite3(path);
+  // First, so that switching to WAL below also waits for another process instead of failing.
+  database.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
   // WAL: readers never block the writer; NORMAL is durable across application crashes and
   // only risks the last commits on power loss, the usual pairing with WAL.
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   // SQLite leaves foreign keys off per connection unless asked; RESTRICT relies on them.
   database.pragma('foreign_keys = ON');
-  database.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
   return {
     storage: sqliteStorage,
-    kyselyDialect: new SqliteDialect({ database }),
+    kyselyDialect: new ImmediateSqliteDialect({ database }),
     location: isMemory ? 'sqlite::memory:' : `sqlite:${path}`,
   };
+}
+
+// Transactions take the write lock when they begin (BEGIN IMMEDIATE), waiting up to busy_timeout
+// for another process's writer. A deferred BEGIN that reads first and writes later fails outright
+// (SQLITE_BUSY_SNAPSHOT) when another process committed in between: e.g. two processes migrating
+// one new file, or a `timegate admin` command beside a running service.
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+// SQLite's DDL is transactional, which Kysely's adapter does not claim; claiming it makes each
+// migration run in one (immediate) transaction: all of it or none, and one process at a time.
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly config: SqliteDialectConfig) {
+    super(config);
+  }
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.config);
+  }
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
+  }
 }
 
 const CONSTRAINT_CODES: Record<string, ConstraintKind> = {

@@ -1,7 +1,10 @@
 // The schema as a specification: what the database itself guarantees, on SQLite and PostgreSQL.
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +17,16 @@ import { testDatabases } from '../helpers/databases.js';
 import type { TestDatabasePlace } from '../helpers/databases.js';
 
 const T0 = 1_700_000_000_123;
+const execFileAsync = promisify(execFile);
+
+/** Opens (and so migrates) the database in a separate Node process; prints the migrations it applied. */
+async function openInChildProcess(url: string): Promise<string> {
+  const script = 'const { openDatabase } = await import(process.argv[1]); const h = await openDatabase(process.argv[2]);'
+    + ' console.log(JSON.stringify(h.appliedMigrations)); await h.close();';
+  const databaseModule = fileURLToPath(new URL('../../service/storage/database.ts', import.meta.url));
+  const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, databaseModule, url]);
+  return stdout;
+}
 
 interface Company {
   accountId: number;
@@ -73,6 +86,16 @@ describe.each(testDatabases)('storage on $name', (kind) => {
     const recorded = await sql<{ name: string }>`select name from kysely_migration`.execute(again.db);
     expect(recorded.rows.map((row) => row.name)).toEqual(['001-initial']);
     expect(await count(db, 'accounts')).toBe(2);
+  });
+
+  it('migrates once when several processes open a new database at the same time', async () => {
+    const fresh = await kind.create();
+    try {
+      const outputs = await Promise.all(Array.from({ length: 3 }, () => openInChildProcess(fresh.url)));
+      expect(outputs.flatMap((output) => JSON.parse(output) as string[])).toEqual(['001-initial']);
+    } finally {
+      await fresh.dispose();
+    }
   });
 
   it('keeps timestamps exact, decimals canonical and counts numeric', async () => {
