@@ -42,6 +42,17 @@ function numberText(value: number): string {
   return String(value);
 }
 
+/** Single: the shortest text that reads back as the same 32-bit float (as the Atom writer). */
+function singleText(value: number): string {
+  const target = Math.fround(value);
+  if (!Number.isFinite(target)) return numberText(target);
+  for (let digits = 1; digits <= 9; digits++) {
+    const candidate = Number(target.toPrecision(digits));
+    if (Math.fround(candidate) === target) return String(candidate);
+  }
+  return String(target);
+}
+
 function offsetSuffix(offsetMinutes: number): string {
   const abs = Math.abs(offsetMinutes);
   return `${offsetMinutes < 0 ? '-' : '+'}${String(abs).padStart(4, '0')}`;
@@ -69,8 +80,9 @@ export function primitiveEncoder(type: EdmPrimitiveType, name: string): JsonEnco
       return (v) =>
         v == null ? 'null' : typeof v === 'string' && DECIMAL.test(v) ? `"${v}"` : fail(v);
     case 'Edm.Double':
-    case 'Edm.Single':
       return (v) => (v == null ? 'null' : typeof v === 'number' ? `"${numberText(v)}"` : fail(v));
+    case 'Edm.Single':
+      return (v) => (v == null ? 'null' : typeof v === 'number' ? `"${singleText(v)}"` : fail(v));
     case 'Edm.Guid':
     case 'Edm.String':
       return (v) => (v == null ? 'null' : typeof v === 'string' ? jsonString(v) : fail(v));

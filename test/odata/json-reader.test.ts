@@ -154,6 +154,17 @@ describe('JSON reader: what other V2 servers send', () => {
     expect(offset('2026-11-22T09:00:00+02:00')).toEqual(dateTimeOffset(new Date(Date.UTC(2026, 10, 22, 7)), 120));
   });
 
+  it('writes a Single as the shortest text of its 32-bit value, so a float read from storage reads back as in Atom', () => {
+    const details = setOf(northwind, 'Order_Details');
+    const stored = Math.fround(0.1);
+    const text = createJsonWriter(northwind, details).entry(
+      { OrderID: 1, ProductID: 2, UnitPrice: '1', Quantity: 1, Discount: stored },
+      { serviceRoot: NORTHWIND_ROOT },
+    );
+    expect(text).toContain('"Discount":"0.1"');
+    expect(readJsonEntry(text, northwind, details).record.Discount).toBe(0.1);
+  });
+
   it('reads an inline to-many expansion in V1 (array) and V2 ({"results":[...]}) form', () => {
     const projects = setOf(timeTracking, 'Projects');
     const v1 = readJsonEntry('{"ID":1,"TimeEntries":[{"ID":5}]}', timeTracking, projects);
