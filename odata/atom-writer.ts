@@ -211,10 +211,11 @@ function writeEntry(
   c: CompiledSet,
   s: Selection,
   ctx: Context,
-  entry: InlineEntry,
+  record: EdmRecord,
+  etag: string | undefined,
+  expanded: ExpandedNavigation | undefined,
   placement: EntryPlacement,
 ): string {
-  const { record, etag, expanded } = entry;
   const self = c.keyPath(record);
   let out =
     placement === 'root'
@@ -242,7 +243,7 @@ function writeEntry(
     out += '<m:inline>';
     out += isEntryList(inline)
       ? writeFeed(target, nested, ctx, inline, { root: false, selfLink: href })
-      : writeEntry(target, nested, ctx, inline, 'inline');
+      : writeEntry(target, nested, ctx, inline.record, inline.etag, inline.expanded, 'inline');
     out += '</m:inline></link>';
   }
   let properties = '';
@@ -290,7 +291,7 @@ function writeFeed(
   frame: FeedFrame,
 ): string {
   let out = feedHead(c, ctx, frame);
-  for (const entry of entries) out += writeEntry(c, s, ctx, entry, 'in-feed');
+  for (const e of entries) out += writeEntry(c, s, ctx, e.record, e.etag, e.expanded, 'in-feed');
   return out + feedTail(frame);
 }
 
@@ -299,8 +300,8 @@ export function createAtomWriter(index: ModelIndex, set: EntitySet): AtomWriter 
   const c = compileSet(index, set);
   return {
     entry(record, options) {
-      const entry = { record, etag: options.etag, expanded: options.expanded };
-      return XML_DECLARATION + writeEntry(c, select(c, options.select), context(options), entry, 'root');
+      const s = select(c, options.select);
+      return XML_DECLARATION + writeEntry(c, s, context(options), record, options.etag, options.expanded, 'root');
     },
     feed(records, options) {
       const s = select(c, options.select);
@@ -310,7 +311,7 @@ export function createAtomWriter(index: ModelIndex, set: EntitySet): AtomWriter 
       let out = XML_DECLARATION + feedHead(c, ctx, frame);
       for (let i = 0; i < records.length; i++) {
         const record = records[i] as EdmRecord;
-        out += writeEntry(c, s, ctx, { record, etag: etag?.(record), expanded: expanded?.(record, i) }, 'in-feed');
+        out += writeEntry(c, s, ctx, record, etag?.(record), expanded?.(record, i), 'in-feed');
       }
       return out + feedTail(frame);
     },

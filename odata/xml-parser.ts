@@ -106,7 +106,10 @@ function characterData(raw: string, at: number): string {
   return text.indexOf('&') === -1 ? text : decodeReferences(text, at);
 }
 
+const ATTRIBUTE_WORK = /[<&\t\n\r]/;
+
 function attributeValue(raw: string, at: number): string {
+  if (!ATTRIBUTE_WORK.test(raw)) return raw;
   if (raw.indexOf('<') !== -1) fail("'<' in an attribute value", at);
   // Literal white space is normalised to spaces; references (&#xA;) keep their character.
   const text = normalizeNewlines(raw).replace(/[\t\n]/g, ' ');

@@ -50,11 +50,24 @@ function fraction(ms: number, precision: number | undefined): string {
   return digits ? `.${digits}` : '';
 }
 
-/** Edm.DateTime text: `formatDateTime` without its fraction, then Olingo's fraction. */
+// Dates are on every entry of every feed: two-digit groups and the fractions of the two common
+// cases (no facet, Precision="3") come from tables instead of padding per call.
+const TWO_DIGITS = Array.from({ length: 100 }, (_, i) => (i < 10 ? `0${i}` : String(i)));
+const FRACTION_TRIMMED = Array.from({ length: 1000 }, (_, ms) => fraction(ms, undefined));
+const FRACTION_3 = Array.from({ length: 1000 }, (_, ms) => fraction(ms, 3));
+
+/** Edm.DateTime text: UTC, fractional seconds as Olingo writes them. */
 export function formatXmlDateTime(date: Date, precision?: number): string {
+  const year = date.getUTCFullYear();
   const ms = date.getUTCMilliseconds();
-  const text = formatDateTime(date);
-  return (ms === 0 ? text : text.slice(0, -4)) + fraction(ms, precision);
+  const frac =
+    precision === undefined ? FRACTION_TRIMMED[ms] : precision === 3 ? FRACTION_3[ms] : fraction(ms, precision);
+  if (year < 0 || year > 9999) {
+    const text = formatDateTime(date);
+    return (ms === 0 ? text : text.slice(0, -4)) + (frac ?? '');
+  }
+  const two = TWO_DIGITS;
+  return `${two[(year / 100) | 0]}${two[year % 100]}-${two[date.getUTCMonth() + 1]}-${two[date.getUTCDate()]}T${two[date.getUTCHours()]}:${two[date.getUTCMinutes()]}:${two[date.getUTCSeconds()]}${frac ?? ''}`;
 }
 
 function offsetText(minutes: number): string {
