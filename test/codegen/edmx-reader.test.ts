@@ -104,3 +104,68 @@ describe('readEdmx on spec/timetracking.edmx', () => {
     expect(readEdmx(readFileSync('spec/timetracking.edmx', 'utf8'))).toEqual(model);
   });
 });
+
+describe('readEdmx on the Northwind fixture (no sap: or tg: annotations)', () => {
+  const northwind = readEdmx(readFileSync('test/fixtures/northwind/northwind.edmx', 'utf8'));
+  const nw = indexModel(northwind);
+  const type = (name: string) => {
+    const found = nw.entityType(`NorthwindModel.${name}`);
+    if (!found) throw new Error(`no entity type ${name}`);
+    return found;
+  };
+
+  it('reads the namespace, container and sets, with REST paths from the set names', () => {
+    expect(northwind.namespace).toBe('NorthwindModel');
+    expect(northwind.containerName).toBe('NorthwindEntities');
+    expect(northwind.entitySets.map((s) => s.restPath)).toEqual(['categories', 'suppliers', 'products', 'orders', 'order-details', 'shipments']);
+    expect(northwind.annotationNamespaces).toEqual({});
+  });
+
+  it('applies SAP defaults when there are no sap: annotations: everything allowed', () => {
+    expect(nw.entitySet('Order_Details')?.capabilities).toEqual({ creatable: true, updatable: true, deletable: true, pageable: true, addressable: true });
+    expect(type('Product').properties.every((p) => Object.values(p.capabilities).every(Boolean))).toBe(true);
+  });
+
+  it('reads the composite key and the Guid key', () => {
+    expect(type('Order_Detail').key).toEqual(['OrderID', 'ProductID']);
+    expect(type('Shipment').key).toEqual(['ShipmentID']);
+    expect(type('Shipment').properties[0]).toMatchObject({ name: 'ShipmentID', restName: 'shipmentId', type: 'Edm.Guid', nullable: false });
+  });
+
+  it('reads every primitive kind with its facets', () => {
+    const types = new Map([...northwind.entityTypes, ...northwind.complexTypes].flatMap((t) => t.properties.map((p) => [p.type, p])));
+    expect([...types.keys()].sort()).toEqual([
+      'Edm.Binary', 'Edm.Boolean', 'Edm.Byte', 'Edm.DateTime', 'Edm.DateTimeOffset', 'Edm.Decimal', 'Edm.Double',
+      'Edm.Guid', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64', 'Edm.SByte', 'Edm.Single', 'Edm.String', 'Edm.Time',
+    ]);
+    const product = Object.fromEntries(type('Product').properties.map((p) => [p.name, p]));
+    expect(product.UnitPrice).toMatchObject({ type: 'Edm.Decimal', precision: 19, scale: 4, defaultValue: '0' });
+    const order = Object.fromEntries(type('Order').properties.map((p) => [p.name, p]));
+    expect(order.CustomerID).toMatchObject({ maxLength: 5, fixedLength: true, unicode: true });
+    expect(order.RowVersion).toMatchObject({ type: 'Edm.Int64', concurrencyMode: 'Fixed' });
+    expect(type('Category').properties.find((p) => p.name === 'Description')?.maxLength).toBe('Max');
+  });
+
+  it('navigates both ways with the right multiplicities, through the association sets', () => {
+    expect(type('Product').navigationProperties.map((n) => [n.restName, n.multiplicity])).toEqual([
+      ['category', '0..1'], ['supplier', '0..1'], ['orderDetails', '*'],
+    ]);
+    expect(type('Order_Detail').navigationProperties.map((n) => [n.restName, n.multiplicity])).toEqual([['order', '1'], ['product', '1']]);
+    const orders = nw.entitySet('Orders')!;
+    expect(nw.navigationTarget(orders, nw.navigation(type('Order'), 'Order_Details')!).name).toBe('Order_Details');
+    expect(northwind.associations.find((a) => a.name === 'FK_Shipments_Orders')?.ends[0].onDelete).toBe('Cascade');
+  });
+
+  it('derives REST operations of function imports from m:HttpMethod and the name', () => {
+    expect(northwind.functionImports.map((f) => [f.restName, `${f.rest.method} ${f.rest.path}`, f.returnType])).toEqual([
+      ['getProductsAbovePrice', 'GET /get-products-above-price', 'Collection(NorthwindModel.Product)'],
+      ['getShipmentSummary', 'GET /get-shipment-summary', 'NorthwindModel.ShipmentSummary'],
+      ['findShipment', 'GET /find-shipment', 'NorthwindModel.Shipment'],
+      ['discontinueProduct', 'POST /discontinue-product', 'NorthwindModel.Product'],
+    ]);
+    expect(nw.functionImport('GetProductsAbovePrice')?.parameters).toEqual([
+      { name: 'MinUnitPrice', restName: 'minUnitPrice', type: 'Edm.Decimal', nullable: false, mode: 'In', precision: 19, scale: 4 },
+      { name: 'CategoryID', restName: 'categoryId', type: 'Edm.Int32', nullable: true, mode: 'In' },
+    ]);
+  });
+});
