@@ -4,7 +4,7 @@ import { EdmxSourceError } from './errors.js';
 
 const FETCH_TIMEOUT_MS = 30_000;
 
-export function isUrl(source: string): boolean {
+function isUrl(source: string): boolean {
   return /^https?:\/\//i.test(source);
 }
 

@@ -39,8 +39,7 @@ async function listFiles(dir: string): Promise<string[]> {
     const entries = await readdir(dir, { recursive: true, withFileTypes: true });
     return entries
       .filter((entry) => entry.isFile())
-      // `parentPath` is Node 20.12+; `path` is its older name, still set on Node 20.
-      .map((entry) => relative(dir, join(entry.parentPath ?? entry.path, entry.name)).split(sep).join('/'))
+      .map((entry) => relative(dir, join(entry.parentPath, entry.name)).split(sep).join('/'))
       .sort();
   } catch (error) {
     if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return [];
