@@ -35,7 +35,7 @@ export function keyType(resource: SetResource): TypeAliasDeclarationStructure | 
     kind: StructureKind.TypeAlias,
     name: keyTypeName(resource),
     isExported: true,
-    docs: [`Key of a ${resource.typeName} of ${resource.set.name}.`],
+    docs: [`Key of ${resource.aTypeName} of ${resource.set.name}.`],
     type: `Pick<T.${resource.typeName}, ${resource.keys.map((k) => `'${k.restName}'`).join(' | ')}>`,
   };
 }
@@ -86,7 +86,7 @@ export function resourceClass(resource: SetResource): ClassDeclarationStructure 
   if (ids.create) {
     methods.push({
       name: 'create',
-      docs: [`Creates a ${resource.typeName} (POST ${resource.collectionPath}).`],
+      docs: [`Creates ${resource.aTypeName} (POST ${resource.collectionPath}).`],
       parameters: [{ name: 'body', type: `T.${schemaNames.create(resource.type)}` }],
       returnType: `Promise<${item}>`,
       statements: `return this.#transport.value({ method: 'POST', path: '${resource.collectionPath}', body });`,
@@ -110,7 +110,7 @@ export function resourceClass(resource: SetResource): ClassDeclarationStructure 
   if (ids.delete) {
     methods.push({
       name: 'delete',
-      docs: [`Deletes a ${resource.typeName} (DELETE ${resource.itemPath}).`],
+      docs: [`Deletes ${resource.aTypeName} (DELETE ${resource.itemPath}).`],
       parameters: [key, { name: 'options', type: 'WriteOptions', hasQuestionToken: true }],
       returnType: 'Promise<void>',
       isAsync: true,
@@ -147,7 +147,7 @@ function navigationMethod(
   if (navigation.isCollection) {
     return {
       name,
-      docs: [`One page of the ${target.set.name} of a ${resource.typeName} (GET ${navigation.path}).`],
+      docs: [`One page of the ${target.set.name} of ${resource.aTypeName} (GET ${navigation.path}).`],
       parameters: [key, { name: 'query', type: listQueryType(target), hasQuestionToken: true }],
       returnType: `Promise<T.${schemaNames.list(target.type)}>`,
       statements: `return this.#transport.value({ method: 'GET', path: ${path}, query });`,
@@ -155,7 +155,7 @@ function navigationMethod(
   }
   return {
     name,
-    docs: [`The ${target.typeName} of a ${resource.typeName} (GET ${navigation.path}); a 404 ProblemError when there is none.`],
+    docs: [`The ${target.typeName} of ${resource.aTypeName} (GET ${navigation.path}); a 404 ProblemError when there is none.`],
     parameters: [key, { name: 'options', type: 'GetOptions', hasQuestionToken: true }],
     returnType: `Promise<T.${target.typeName}>`,
     statements: `return this.#transport.value({ method: 'GET', path: ${path}, query: options });`,

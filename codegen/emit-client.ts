@@ -1,13 +1,13 @@
 // client.ts: a typed, fetch-based client of the REST face with no runtime dependency. Types
 // come from the generated types.ts; operations from the same RestSurface as openapi.json.
 import type { ClassDeclarationStructure, MethodDeclarationStructure, OptionalKind } from 'ts-morph';
-import { Project, QuoteKind, StructureKind } from 'ts-morph';
+import { Project, QuoteKind, StructureKind, ts } from 'ts-morph';
 import type { Model } from '../odata/model.js';
 import type { Emitter } from './emitter.js';
+import { GENERATED_HEADER } from './emitter.js';
 import { CLIENT_RUNTIME_SOURCE } from './client-runtime.js';
 import { keyType, resourceClass, resourceClassName } from './client-resources.js';
 import { tsReturnType } from './client-value-types.js';
-import { formatSource } from './format.js';
 import { schemaNames } from './json-schema.js';
 import { toRestName } from './naming.js';
 import type { FunctionResource, RestSurface } from './rest-surface.js';
@@ -35,7 +35,16 @@ export function buildClientSource(model: Model): string {
     returnType: 'RestClient',
     statements: 'return new RestClient(options);',
   });
-  return formatSource('client.ts', file.getFullText());
+  // Formatted in this fresh project: format.ts's shared project formats a second text under the
+  // same file name against the first one's stale snapshot (garbled output), see the report.
+  file.formatText({
+    indentSize: 2,
+    tabSize: 2,
+    convertTabsToSpaces: true,
+    semicolons: ts.SemicolonPreference.Insert,
+    insertSpaceAfterOpeningAndBeforeClosingNonemptyBraces: true,
+  });
+  return `// ${GENERATED_HEADER}\n${file.getFullText()}`;
 }
 
 function rootClass(surface: RestSurface): ClassDeclarationStructure {

@@ -4,6 +4,7 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import type { EntityType, FunctionImportParameter, Model, Property, RestOperation } from '../odata/model.js';
 import type { FunctionResource, NavigationResource, ReturnShape, SetResource, RestSurface } from './rest-surface.js';
 import { schemaNames } from './json-schema.js';
+import { splitWords } from './naming.js';
 import type { ProblemResponseName } from './openapi-components.js';
 import {
   WRITE_SECURITY,
@@ -75,8 +76,8 @@ function createOperation(resource: SetResource, operationId: string): Operation 
   return {
     operationId,
     tags: [resource.set.name],
-    summary: `Create a ${resource.typeName}`,
-    description: `Creates a ${resource.typeName} in ${resource.set.name}; server-set properties are filled by the service.`,
+    summary: `Create ${resource.aTypeName}`,
+    description: `Creates ${resource.aTypeName} in ${resource.set.name}; server-set properties are filled by the service.`,
     security: WRITE_SECURITY,
     requestBody: {
       required: true,
@@ -97,7 +98,7 @@ function getOperation(model: Model, resource: SetResource, operationId: string):
   return {
     operationId,
     tags: [resource.set.name],
-    summary: `Get a ${resource.typeName}`,
+    summary: `Get ${resource.aTypeName}`,
     description: `One ${resource.typeName} of ${resource.set.name} by its key.`,
     parameters: [
       ...keyParameters(model, resource),
@@ -125,9 +126,9 @@ function updateOperation(model: Model, resource: SetResource, operationId: strin
   return {
     operationId,
     tags: [resource.set.name],
-    summary: `Update a ${resource.typeName}`,
+    summary: `Update ${resource.aTypeName}`,
     description:
-      `Changes the given properties of a ${resource.typeName} (JSON merge patch, RFC 7396): ` +
+      `Changes the given properties of ${resource.aTypeName} (JSON merge patch, RFC 7396): ` +
       'absent properties keep their value, `null` clears a nullable one.',
     security: WRITE_SECURITY,
     parameters: [...keyParameters(model, resource), sharedParameterRef('ifMatch')],
@@ -158,8 +159,8 @@ function deleteOperation(model: Model, resource: SetResource, operationId: strin
   return {
     operationId,
     tags: [resource.set.name],
-    summary: `Delete a ${resource.typeName}`,
-    description: `Deletes a ${resource.typeName} of ${resource.set.name}.`,
+    summary: `Delete ${resource.aTypeName}`,
+    description: `Deletes ${resource.aTypeName} of ${resource.set.name}.`,
     security: WRITE_SECURITY,
     parameters: [...keyParameters(model, resource), sharedParameterRef('ifMatch')],
     responses: {
@@ -176,7 +177,7 @@ function navigationOperation(model: Model, resource: SetResource, navigation: Na
     return {
       operationId: navigation.operationId,
       tags: [resource.set.name],
-      summary: `List the ${name} of a ${resource.typeName}`,
+      summary: `List the ${name} of ${resource.aTypeName}`,
       description: `One page of the ${target.set.name} related to the ${resource.typeName} through \`${navigation.navigation.restName}\`.`,
       parameters: [...keyParameters(model, resource), ...listParameters(model, target)],
       responses: {
@@ -191,7 +192,7 @@ function navigationOperation(model: Model, resource: SetResource, navigation: Na
   return {
     operationId: navigation.operationId,
     tags: [resource.set.name],
-    summary: `Get the ${name} of a ${resource.typeName}`,
+    summary: `Get the ${name} of ${resource.aTypeName}`,
     description:
       `The ${target.typeName} related to the ${resource.typeName} through \`${navigation.navigation.restName}\`; ` +
       '404 when the item does not exist or has none.',
@@ -214,8 +215,10 @@ function functionOperation(model: Model, resource: FunctionResource): Operation 
   return {
     operationId: resource.operationId,
     tags: [resource.tag],
-    summary: `${resource.method} ${resource.path} (${fn.name})`,
-    description: `Calls the service operation \`${fn.name}\` of the OData service.`,
+    summary: sentenceOf(fn.name),
+    description:
+      `Calls the service operation \`${fn.name}\` of the OData service.` +
+      (resource.returns.kind === 'none' ? '' : ' 404 when there is no result.'),
     ...(resource.method === 'GET' ? {} : { security: WRITE_SECURITY }),
     ...(hasBody
       ? {
@@ -277,4 +280,10 @@ function functionQueryParameter(parameter: FunctionImportParameter): OpenAPIV3_1
     description: `Parameter \`${parameter.name}\` of the service operation.`,
     schema: functionParameterSchema(parameter),
   };
+}
+
+/** `StartStopWatch` -> `Start stop watch`. */
+function sentenceOf(name: string): string {
+  const text = splitWords(name).join(' ');
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -41,6 +41,8 @@ export interface SetResource {
   readonly pascalName: string;
   /** Name of the entity type's schema and TypeScript interface (`OrderDetail`). */
   readonly typeName: string;
+  /** The type name with its indefinite article, for descriptions (`an OrderDetail`). */
+  readonly aTypeName: string;
   readonly collectionPath: string;
   /** `/order-details/{orderId}/{productId}`: one segment per key property, in key order. */
   readonly itemPath: string;
@@ -97,6 +99,7 @@ export function describeRestSurface(model: Model): RestSurface {
       type,
       pascalName,
       typeName,
+      aTypeName: `${/^[AEIOU]/.test(typeName) ? 'an' : 'a'} ${typeName}`,
       collectionPath,
       itemPath: collectionPath + keys.map((k) => `/{${k.restName}}`).join(''),
       keys,
