@@ -73,7 +73,9 @@ class Transport {
   constructor(options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\\/+$/, '');
     this.fetch = options.fetch ?? globalThis.fetch;
-    this.headers = { accept: 'application/json', ...options.headers, ...authHeaders(options) };
+    // lowercase names, so a caller's \`Accept\` replaces ours instead of being sent beside it
+    const extra = Object.entries(options.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]);
+    this.headers = { accept: 'application/json', ...Object.fromEntries(extra), ...authHeaders(options) };
   }
 
   /** The parsed body (\`undefined\` for 204), or \`null\` for 304 Not Modified. */

@@ -175,7 +175,8 @@ describe('the generated client over HTTP', () => {
     await create({ baseUrl, apiKey: 'k1', auth: 'bearer' }).projects.list();
     expect(lastRequest().headers.authorization).toBe('Bearer k1');
     expect(lastRequest().headers['x-serviceapikey']).toBeUndefined();
-    await create({ baseUrl, apiKey: 'k2', auth: 'basic', headers: { 'x-trace': 't' } }).projects.list();
+    await create({ baseUrl, apiKey: 'k2', auth: 'basic', headers: { 'X-Trace': 't', Accept: 'application/json;q=1' } }).projects.list();
+    expect(lastRequest().headers.accept).toBe('application/json;q=1');
     const basic = String(lastRequest().headers.authorization);
     expect(Buffer.from(basic.replace('Basic ', ''), 'base64').toString().split(':')[1]).toBe('k2');
     expect(lastRequest().headers['x-trace']).toBe('t');
