@@ -17,7 +17,7 @@ import { indexModel } from '../odata/model-index.js';
 import type { JsonSchema } from './edm-json-schema.js';
 import { defaultJsonValue, primitiveJsonSchema, typeHint, withNull } from './edm-json-schema.js';
 import { toPascalCase } from './naming.js';
-import { codedValues, isServerDefault } from './timegate-annotations.js';
+import { codedValues, isRequiredOnCreate, isServerDefault } from '../odata/timegate-annotations.js';
 
 export type { JsonSchema } from './edm-json-schema.js';
 
@@ -155,14 +155,10 @@ class SchemaBuilder {
       description,
       properties: Object.fromEntries(properties.map((p) => [p.restName, this.property(owner, p, mode)])),
     };
-    const required = properties.filter((p) => mode === 'read' || (mode === 'create' && this.isRequiredOnCreate(p)));
+    const required = properties.filter((p) => mode === 'read' || (mode === 'create' && isRequiredOnCreate(this.model, p)));
     if (required.length > 0) schema.required = required.map((p) => p.restName);
     if (mode === 'create' || mode === 'update') schema.additionalProperties = false;
     return schema;
-  }
-
-  private isRequiredOnCreate(p: Property): boolean {
-    return !p.nullable && p.defaultValue === undefined && !isServerDefault(this.model, p.annotations);
   }
 
   private property(owner: EntityType | ComplexType, p: Property, mode: Mode): JsonSchema {

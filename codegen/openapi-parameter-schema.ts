@@ -5,7 +5,7 @@ import type { EdmPrimitiveType, EntityType, FunctionImportParameter, Model, Prop
 import type { JsonSchema } from './edm-json-schema.js';
 import { primitiveJsonSchema, typeHint } from './edm-json-schema.js';
 import { SCHEMA_REF_PREFIX, schemaNames } from './json-schema.js';
-import { codedValues } from './timegate-annotations.js';
+import { codedValues } from '../odata/timegate-annotations.js';
 
 type ParameterSchema = OpenAPIV3_1.ParameterObject['schema'];
 

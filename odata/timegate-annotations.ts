@@ -1,6 +1,6 @@
-// Reads our own annotations (namespace urn:timegate:annotations:v1) off model elements,
+// Reads timegate's own annotations (namespace urn:timegate:annotations:v1) off model elements,
 // whatever prefix the document bound that namespace to.
-import type { Annotations, Model } from '../odata/model.js';
+import type { Annotations, Model, Property } from './model.js';
 
 export const TIMEGATE_ANNOTATIONS_URI = 'urn:timegate:annotations:v1';
 
@@ -31,4 +31,13 @@ export function codedValues(model: Model, annotations: Annotations): CodedValue[
 /** `tg:server-default="true"`: the service fills the value when a create omits it. */
 export function isServerDefault(model: Model, annotations: Annotations): boolean {
   return timegateAnnotation(model, annotations, 'server-default') === 'true';
+}
+
+/**
+ * Whether a create must give the property: creatable, not nullable, and neither a `DefaultValue`
+ * nor a service-filled default. The generated validators and the service apply this one rule.
+ */
+export function isRequiredOnCreate(model: Model, property: Property): boolean {
+  return property.capabilities.creatable && !property.nullable && property.defaultValue === undefined
+    && !isServerDefault(model, property.annotations);
 }
