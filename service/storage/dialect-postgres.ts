@@ -2,8 +2,8 @@
 // A schema other than public is chosen in the URL, as libpq does:
 //   postgres://host/db?options=-c%20search_path%3Dmyschema
 import pg from 'pg';
-import { PostgresDialect } from 'kysely';
-import type { ConstraintKind, ConstraintViolation, DialectSetup, StorageDialect } from './dialect.js';
+import { PostgresDialect, sql } from 'kysely';
+import type { ConstraintKind, ConstraintViolation, DialectSetup, ParameterType, SqlFunctions, StorageDialect } from './dialect.js';
 
 export interface PostgresOptions {
   /** Most connections the pool opens. */
@@ -64,6 +64,21 @@ interface PgErrorFields {
   detail?: unknown;
 }
 
+const CASTS: Record<ParameterType, string> = { text: 'text', integer: 'integer', bigint: 'bigint', numeric: 'numeric', double: 'double precision' };
+
+// Parameters carry a cast: PostgreSQL infers a parameter's type from its context and fails
+// where there is none (`$1 = $2`, `length($1)`). Text compares with the "C" collation, so order
+// and ranges are by code point as on SQLite, whatever collation the database was created with.
+const postgresFunctions: SqlFunctions = {
+  param: (value, type) => sql`cast(${value} as ${sql.raw(CASTS[type])})`,
+  position: (text, needle) => sql`strpos(${text}, ${needle})`,
+  length: (text) => sql`char_length(${text})`,
+  datePart: (part, epochMs) =>
+    sql`cast(floor(extract(${sql.raw(part)} from to_timestamp(${epochMs} / 1000.0) at time zone 'UTC')) as integer)`,
+  isDistinct: (left, right) => sql`(${left} is distinct from ${right})`,
+  binaryCollation: (text) => sql`(${text} collate "C")`,
+};
+
 const postgresStorage: StorageDialect = {
   name: 'postgres',
   // The wire protocol counts parameters in an Int16.
@@ -84,6 +99,7 @@ const postgresStorage: StorageDialect = {
     if (value === null || value === undefined) return null;
     return typeof value === 'string' ? fixScale(value, scale) : Number(value).toFixed(scale);
   },
+  sql: postgresFunctions,
 };
 
 // "Key (user_id)=(5) already exists." -> ["user_id"]; NOT NULL names its column directly.

@@ -5,9 +5,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, SqliteAdapter, SqliteDialect, SqliteDriver } from 'kysely';
+import { CompiledQuery, SqliteAdapter, SqliteDialect, SqliteDriver, sql } from 'kysely';
 import type { DatabaseConnection, DialectAdapter, Driver, SqliteDialectConfig } from 'kysely';
-import type { ConstraintKind, ConstraintViolation, DialectSetup, StorageDialect } from './dialect.js';
+import type { ConstraintKind, ConstraintViolation, DatePart, DialectSetup, SqlFunctions, StorageDialect } from './dialect.js';
 
 export interface SqliteOptions {
   /** How long a writer waits for another process's lock before failing (ms). */
@@ -74,6 +74,20 @@ const CONSTRAINT_CODES: Record<string, ConstraintKind> = {
   SQLITE_CONSTRAINT_NOTNULL: 'not-null',
 };
 
+const STRFTIME: Record<DatePart, string> = { year: '%Y', month: '%m', day: '%d', hour: '%H', minute: '%M', second: '%S' };
+
+// SQLite compares values of any type without casts, so parameters stay plain; text compares
+// by code point (BINARY collation) already.
+const sqliteFunctions: SqlFunctions = {
+  param: (value) => sql`${value}`,
+  position: (text, needle) => sql`instr(${text}, ${needle})`,
+  length: (text) => sql`length(${text})`,
+  // Division by 1000.0: integer division would round times before 1970 the wrong way.
+  datePart: (part, epochMs) => sql`cast(strftime(${sql.lit(STRFTIME[part])}, ${epochMs} / 1000.0, 'unixepoch') as integer)`,
+  isDistinct: (left, right) => sql`(${left} is not ${right})`,
+  binaryCollation: (text) => text,
+};
+
 const sqliteStorage: StorageDialect = {
   name: 'sqlite',
   // SQLITE_MAX_VARIABLE_NUMBER is 32766 since 3.32.
@@ -90,6 +104,7 @@ const sqliteStorage: StorageDialect = {
     // NUMERIC affinity keeps the value as REAL: exact to 2 places well beyond any hourly rate.
     return Number(value).toFixed(scale);
   },
+  sql: sqliteFunctions,
 };
 
 // Messages look like "UNIQUE constraint failed: time_entries.user_id",

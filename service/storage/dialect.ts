@@ -7,7 +7,7 @@
 //   - booleans and timestamps: stored as 0/1 and UTC epoch milliseconds on both (see schema.ts),
 //     so compiled filters and row readers need no switch.
 // Schema DDL differences live in the migrations themselves (they are frozen once released).
-import type { Dialect } from 'kysely';
+import type { Dialect, RawBuilder } from 'kysely';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -25,6 +25,29 @@ export interface ConstraintViolation {
   readonly columns: readonly string[];
 }
 
+/** SQL types a bound parameter is cast to, so PostgreSQL never has to guess one. */
+export type ParameterType = 'text' | 'integer' | 'bigint' | 'numeric' | 'double';
+
+export type DatePart = 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second';
+
+type Sql = RawBuilder<unknown>;
+
+/** The SQL spellings that differ, for compiled `$filter` and `$orderby` expressions. */
+export interface SqlFunctions {
+  /** A bound parameter; typed where the database cannot infer it (`$1 = $2`). */
+  param(value: unknown, type: ParameterType): Sql;
+  /** 1-based position of `needle` in `text`, 0 when absent. */
+  position(text: Sql, needle: Sql): Sql;
+  /** Length of a text in characters. */
+  length(text: Sql): Sql;
+  /** A calendar field (UTC) of an epoch-milliseconds value, as an integer. */
+  datePart(part: DatePart, epochMs: Sql): Sql;
+  /** Null-safe inequality: true when exactly one side is null or both differ. */
+  isDistinct(left: Sql, right: Sql): Sql;
+  /** Text compared and sorted by code point, as on the other database. */
+  binaryCollation(text: Sql): Sql;
+}
+
 export interface StorageDialect {
   readonly name: DialectName;
   /** Most bind parameters one statement may carry (multi-row inserts size their batches by it). */
@@ -33,6 +56,7 @@ export interface StorageDialect {
   constraintViolation(error: unknown): ConstraintViolation | undefined;
   /** A NUMERIC column value as canonical decimal text with exactly `scale` fraction digits. */
   readDecimal(value: unknown, scale: number): string | null;
+  readonly sql: SqlFunctions;
 }
 
 /** What a dialect file hands to openDatabase(). */

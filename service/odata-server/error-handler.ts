@@ -1,0 +1,52 @@
+// The one place where a failure becomes an OData error document (service-api.md §7): XML
+// `<error>` in the metadata namespace by default, its JSON twin when the request asked for JSON
+// (`$format` or `Accept`). Known errors keep their status, code and message; anything else is a
+// 500 that says nothing about the inside (the details go to the log, never to the client).
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { negotiate } from '../../odata/content-negotiation.js';
+import { ODataError } from '../../odata/errors.js';
+import { writeJsonError } from '../../odata/json-documents.js';
+import { writeXmlError } from '../../odata/xml-documents.js';
+import { MethodNotAllowedError, ServiceError, UnauthorizedError } from './errors.js';
+
+export interface ErrorDescription {
+  readonly status: number;
+  readonly code: string;
+  readonly message: string;
+  readonly lang: string;
+}
+
+/** Status, code and message of any error thrown while serving a request. */
+export function describeError(error: unknown): ErrorDescription {
+  if (error instanceof ODataError) {
+    return { status: error.status, code: error.code, message: error.message, lang: error instanceof ServiceError ? error.lang : 'en' };
+  }
+  const fastify = error as Partial<FastifyError>;
+  // Fastify's own refusals (body too large, unsupported content type, bad Content-Length) are
+  // client errors with messages written for clients.
+  if (typeof fastify.statusCode === 'number' && fastify.statusCode >= 400 && fastify.statusCode < 500 && typeof fastify.message === 'string') {
+    return { status: fastify.statusCode, code: fastify.code ?? 'BAD_REQUEST', message: fastify.message, lang: 'en' };
+  }
+  return { status: 500, code: 'INTERNAL', message: 'internal error; it has been logged', lang: 'en' };
+}
+
+function formatOption(url: string): string | undefined {
+  const queryStart = url.indexOf('?');
+  if (queryStart < 0) return undefined;
+  try {
+    return new URLSearchParams(url.slice(queryStart + 1)).get('$format') ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply, realm: string): FastifyReply {
+  const described = describeError(error);
+  if (described.status >= 500) request.log.error({ err: error }, 'request failed');
+  const contentType = negotiate({ accept: request.headers.accept, format: formatOption(request.url), kind: 'error' });
+  const document = { code: described.code, message: described.message, lang: described.lang };
+  const body = contentType.startsWith('application/json') ? writeJsonError(document) : writeXmlError(document);
+  if (error instanceof UnauthorizedError) reply.header('www-authenticate', `Basic realm="${realm}", charset="UTF-8"`);
+  if (error instanceof MethodNotAllowedError) reply.header('allow', error.allow.join(', '));
+  return reply.code(described.status).header('content-type', contentType).send(body);
+}

@@ -1,0 +1,67 @@
+// Errors the OData server and its data sources raise, besides the protocol errors of odata/.
+// Each carries its status, its `code` element and the language of its message; the error
+// handler (error-handler.ts) is the one place that turns any of them into an error document.
+import { ODataError } from '../../odata/errors.js';
+
+export class ServiceError extends ODataError {
+  override readonly name: string = 'ServiceError';
+  constructor(status: number, code: string, message: string, readonly lang = 'en', target?: string) {
+    super(status, code, message, target);
+  }
+}
+
+/** No usable credential: the handler adds `WWW-Authenticate: Basic`. */
+export class UnauthorizedError extends ServiceError {
+  override readonly name = 'UnauthorizedError';
+  constructor(message: string) {
+    super(401, 'UNAUTHORIZED', message);
+  }
+}
+
+/** The caller may read the resource but not do this to it. */
+export class ForbiddenError extends ServiceError {
+  override readonly name = 'ForbiddenError';
+  constructor(message: string, lang?: string) {
+    super(403, 'FORBIDDEN', message, lang);
+  }
+}
+
+export class MethodNotAllowedError extends ServiceError {
+  override readonly name = 'MethodNotAllowedError';
+  constructor(message: string, readonly allow: readonly string[]) {
+    super(405, 'METHOD_NOT_ALLOWED', message);
+  }
+}
+
+export class BadRequestError extends ServiceError {
+  override readonly name = 'BadRequestError';
+  constructor(message: string, target?: string) {
+    super(400, 'BAD_REQUEST', message, 'en', target);
+  }
+}
+
+/**
+ * An entity that fails validation (service-api.md §7): 409 with an empty `code`, as the original
+ * service answers, and a message in the data source's language naming the entity and the reason.
+ */
+export class ValidationError extends ServiceError {
+  override readonly name = 'ValidationError';
+  constructor(message: string, lang: string, target?: string) {
+    super(409, '', message, lang, target);
+  }
+}
+
+/** A change the current state does not allow (deleting an entity others still refer to). */
+export class ConflictError extends ServiceError {
+  override readonly name = 'ConflictError';
+  constructor(message: string, lang: string) {
+    super(409, 'CONFLICT', message, lang);
+  }
+}
+
+export class NotImplementedError extends ServiceError {
+  override readonly name = 'NotImplementedError';
+  constructor(message: string) {
+    super(501, 'NOT_IMPLEMENTED', message);
+  }
+}

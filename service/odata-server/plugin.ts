@@ -1,0 +1,101 @@
+// Serves a model as an OData V2 service on a Fastify instance: one route below the service root
+// (matched case-insensitively, so `/V1/Api.svc` and `/v1/api.svc` are one service), bodies kept
+// as text for the odata/ readers, and every error as an OData error document.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { EdmRecord } from '../../odata/edm.js';
+import { entityPath } from '../../odata/entity-path.js';
+import type { QueryLimits } from '../../odata/limits.js';
+import type { ModelIndex } from '../../odata/model-index.js';
+import { indexModel } from '../../odata/model-index.js';
+import type { EntitySet, Model } from '../../odata/model.js';
+import { splitServiceRoot } from '../../odata/resource-path.js';
+import type { DataSource } from './data-source.js';
+import { sendError } from './error-handler.js';
+import { MethodNotAllowedError } from './errors.js';
+import type { Intent } from './handle-request.js';
+import { METHODS, effectiveMethod, handleRequest } from './handle-request.js';
+import { ENGLISH_MESSAGES } from './messages.js';
+import type { ValidationMessages } from './messages.js';
+import type { ServerParts } from './operation.js';
+import { PayloadRules } from './payload-rules.js';
+import { Representations } from './representations.js';
+import { EntityBodyReader } from './request-body.js';
+import { parseRequestTarget } from './request-target.js';
+import { ResourceNotFoundError } from '../../odata/errors.js';
+
+export type { Intent } from './handle-request.js';
+
+export interface ODataServiceOptions<Caller> {
+  readonly model: Model;
+  /** The service root's path, without a trailing slash (`/V1/Api.svc`). */
+  readonly rootPath: string;
+  readonly dataSource: DataSource<Caller>;
+  /** Who is calling, or a thrown UnauthorizedError / ForbiddenError. */
+  readonly authenticate: (request: FastifyRequest, intent: Intent) => Promise<Caller>;
+  /** Most entities per page of a collection (default 100, service-api.md §8). */
+  readonly pageSize?: number;
+  /** Most entities one request may expand inline (default 5000). */
+  readonly maxExpandedEntities?: number;
+  readonly limits?: Partial<QueryLimits>;
+  readonly messages?: ValidationMessages;
+  /** Realm of the `WWW-Authenticate: Basic` challenge of a 401. */
+  readonly authRealm?: string;
+}
+
+function serverParts<C>(options: ODataServiceOptions<C>, index: ModelIndex): ServerParts<C> {
+  const messages = options.messages ?? ENGLISH_MESSAGES;
+  const paths = new Map<EntitySet, (record: EdmRecord) => string>(options.model.entitySets.map((set) => [set, entityPath(index, set)]));
+  return {
+    index,
+    dataSource: options.dataSource,
+    representations: new Representations(index),
+    payloadRules: new PayloadRules(options.model, messages),
+    bodyReader: new EntityBodyReader(index, messages),
+    messages,
+    pageSize: options.pageSize ?? 100,
+    maxExpandedEntities: options.maxExpandedEntities ?? 5000,
+    entityPath: (set, record) => (paths.get(set) as (record: EdmRecord) => string)(record),
+  };
+}
+
+/** Registers the service on `app` (call before `listen`; the instance's body parsers are replaced). */
+export function registerODataService<C>(app: FastifyInstance, options: ODataServiceOptions<C>): void {
+  const index = indexModel(options.model);
+  const parts = serverParts(options, index);
+  const limits = options.limits ?? {};
+  const realm = options.authRealm ?? 'OData';
+  if (!app.supportedMethods.includes('MERGE')) app.addHttpMethod('MERGE', { hasBody: true });
+
+  // Bodies stay text whatever their type: the odata/ readers check JSON and Atom themselves
+  // (hostile input included), and a type they do not read is a 415 from the handler.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+
+  app.setErrorHandler((error, request, reply) => sendError(error, request, reply, realm));
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?', 1)[0] ?? '';
+    const error = splitServiceRoot(path, options.rootPath) === undefined
+      ? new ResourceNotFoundError(`nothing is served at ${path.slice(0, 100)}; the service root is ${options.rootPath}`)
+      : new MethodNotAllowedError(`${request.method} is not an OData method`, METHODS);
+    return sendError(error, request, reply, realm);
+  });
+
+  app.route({
+    method: [...METHODS],
+    url: '*',
+    handler: async (request, reply) => {
+      const target = parseRequestTarget(
+        { url: request.url, protocol: request.protocol, host: request.host, accept: request.headers.accept },
+        options.rootPath, index, limits,
+      );
+      const tunnelled = request.headers['x-http-method'];
+      const method = effectiveMethod(request.method, Array.isArray(tunnelled) ? tunnelled[0] : tunnelled);
+      const body = { contentType: request.headers['content-type'], text: typeof request.body === 'string' ? request.body : undefined };
+      const result = await handleRequest(parts, target, method, body, (intent) => options.authenticate(request, intent));
+      reply.code(result.status).header('dataserviceversion', '2.0');
+      for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
+      if (result.representation === undefined) return reply.send();
+      return reply.header('content-type', result.representation.contentType).send(result.representation.body);
+    },
+  });
+}
