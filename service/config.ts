@@ -25,7 +25,16 @@ export interface ServiceConfig {
   readonly postgresPoolMax: number;
   /** How long shutdown waits for in-flight requests before closing anyway (ms). */
   readonly shutdownGraceMs: number;
+  /** How long a successful API key lookup is reused (ms; 0 = every request asks the database). */
+  readonly authCacheTtlMs: number;
+  /** Believe X-Forwarded-Proto/-Host (behind a proxy such as the gateway). */
+  readonly trustProxy: boolean;
+  /** pino level: fatal, error, warn, info, debug, trace or silent. */
+  readonly logLevel: string;
 }
+
+/** The service root below the host (service-api.md: `{base_url}` ends in `/V1/Api.svc`). */
+export const SERVICE_ROOT_PATH = '/V1/Api.svc';
 
 export const DEFAULT_SERVICE_CONFIG: ServiceConfig = {
   host: '127.0.0.1',
@@ -38,4 +47,7 @@ export const DEFAULT_SERVICE_CONFIG: ServiceConfig = {
   authRealm: 'timegate',
   postgresPoolMax: 10,
   shutdownGraceMs: 10_000,
+  authCacheTtlMs: 5_000,
+  trustProxy: false,
+  logLevel: 'info',
 };

@@ -6,12 +6,14 @@ import { Migrator, sql } from 'kysely';
 import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import type { DialectName } from './dialect.js';
 import { initialSchema } from './migrations/001-initial.js';
+import { deletedEntryOwner } from './migrations/002-deleted-entry-owner.js';
 import { MigrationFailedError } from './storage-errors.js';
 import type { Database } from './schema.js';
 
 /** In order; names sort in the order they must run. Append only. */
 const MIGRATIONS: ReadonlyArray<readonly [name: string, create: (dialect: DialectName) => Migration]> = [
   ['001-initial', initialSchema],
+  ['002-deleted-entry-owner', deletedEntryOwner],
 ];
 
 export function migrationProvider(dialect: DialectName): MigrationProvider {

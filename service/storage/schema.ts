@@ -150,6 +150,8 @@ export interface DeletedTimeEntriesTable {
   id: number;
   account_id: number;
   deleted_at: EpochMs;
+  /** The entry's user; null for deletions logged before migration 002. */
+  user_id: number | null;
 }
 
 export interface Database {

@@ -76,7 +76,7 @@ describe.each(testDatabases)('storage on $name', (kind) => {
   afterAll(() => place.dispose());
 
   it('migrates a new database once and a current one not again', async () => {
-    expect(handle.appliedMigrations).toEqual(['001-initial']);
+    expect(handle.appliedMigrations).toEqual(['001-initial', '002-deleted-entry-owner']);
     const again = await place.open();
     expect(again.appliedMigrations).toEqual([]);
     for (const table of ['accounts', 'users', 'api_keys', 'account_settings', 'clients', 'projects', 'tasks',
@@ -84,7 +84,7 @@ describe.each(testDatabases)('storage on $name', (kind) => {
       await expect(count(again.db, table)).resolves.toBeGreaterThanOrEqual(0);
     }
     const recorded = await sql<{ name: string }>`select name from kysely_migration`.execute(again.db);
-    expect(recorded.rows.map((row) => row.name)).toEqual(['001-initial']);
+    expect(recorded.rows.map((row) => row.name)).toEqual(['001-initial', '002-deleted-entry-owner']);
     expect(await count(db, 'accounts')).toBe(2);
   });
 
@@ -92,7 +92,7 @@ describe.each(testDatabases)('storage on $name', (kind) => {
     const fresh = await kind.create();
     try {
       const outputs = await Promise.all(Array.from({ length: 3 }, () => openInChildProcess(fresh.url)));
-      expect(outputs.flatMap((output) => JSON.parse(output) as string[])).toEqual(['001-initial']);
+      expect(outputs.flatMap((output) => JSON.parse(output) as string[])).toEqual(['001-initial', '002-deleted-entry-owner']);
     } finally {
       await fresh.dispose();
     }

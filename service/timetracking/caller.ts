@@ -1,0 +1,12 @@
+// Who a request acts for, as the time-tracking rules see it: the user, their account and role,
+// and the account settings every read and write consults (closed booking period, rates).
+export interface Caller {
+  readonly accountId: number;
+  readonly userId: number;
+  /** AccessRights 20: reads and writes everything in the account. */
+  readonly isAdmin: boolean;
+  /** Entries starting before it are closed for standard users (UTC epoch ms); null = none. */
+  readonly bookingCloseDate: number | null;
+  /** Whether time entries show revenue (RevenuePerHour, RevenueTotal). */
+  readonly hourlyRatesEnabled: boolean;
+}

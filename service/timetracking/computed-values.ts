@@ -1,0 +1,71 @@
+// The properties the service derives instead of storing (data-model.md):
+//   Project.AssignedToCurrentUser   AssignedUsers is null or lists the caller
+//   Client.AssignedToCurrentUser    one of its projects is assigned to the caller (selected in SQL)
+//   TimeEntry.DurationSeconds       EndTime - StartTime; for a running stopwatch, the time so far
+//   TimeEntry.DurationString        hh:mm, rounded down
+//   TimeEntry.IsEditable            whether the caller may change it now
+//   TimeEntry.RevenuePerHour        the project's HourlyRate (null when none or rates are off)
+//   TimeEntry.RevenueTotal          RevenuePerHour x hours when Billable, to the cent; else null
+import type { EdmRecord } from '../../odata/edm.js';
+import type { Caller } from './caller.js';
+
+/** Helper columns some sets select beside their properties; removed once used. */
+export const HOURLY_RATE_COLUMN = '__hourly_rate';
+export const ASSIGNED_COLUMN = '__assigned';
+
+export function completeRecord(set: string, record: EdmRecord, caller: Caller, now: number): void {
+  switch (set) {
+    case 'Projects':
+      record.AssignedToCurrentUser = isListed(record.AssignedUsers, caller.userId);
+      return;
+    case 'Clients': {
+      const raw = record as Record<string, unknown>;
+      record.AssignedToCurrentUser = Number(raw[ASSIGNED_COLUMN]) === 1 || raw[ASSIGNED_COLUMN] === true;
+      delete raw[ASSIGNED_COLUMN];
+      return;
+    }
+    case 'TimeEntries':
+      completeTimeEntry(record, caller, now);
+  }
+}
+
+function isListed(list: EdmRecord[string] | undefined, userId: number): boolean {
+  if (list === null || list === undefined) return true;
+  return typeof list === 'string' && list.split(',').includes(String(userId));
+}
+
+function completeTimeEntry(record: EdmRecord, caller: Caller, now: number): void {
+  const raw = record as Record<string, unknown>;
+  const start = (record.StartTime as Date).getTime();
+  const end = record.EndTime instanceof Date ? record.EndTime.getTime() : Math.max(now, start);
+  const seconds = Math.max(0, Math.floor((end - start) / 1000));
+  record.DurationSeconds = seconds;
+  record.DurationString = durationString(seconds);
+  record.IsEditable = caller.isAdmin || (
+    record.UserID === caller.userId
+    && record.Locked !== true
+    && (caller.bookingCloseDate === null || start >= caller.bookingCloseDate)
+  );
+  const rate = caller.hourlyRatesEnabled && typeof raw[HOURLY_RATE_COLUMN] === 'string' ? (raw[HOURLY_RATE_COLUMN] as string) : null;
+  delete raw[HOURLY_RATE_COLUMN];
+  record.RevenuePerHour = rate;
+  record.RevenueTotal = rate !== null && record.Billable === true ? revenue(rate, seconds) : null;
+}
+
+/** `hh:mm`, hours not limited to two digits. */
+export function durationString(seconds: number): string {
+  const hours = Math.floor(seconds / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  return `${String(hours).padStart(2, '0')}:${String(minutes).padStart(2, '0')}`;
+}
+
+/** rate (a decimal with two places) x seconds / 3600, rounded half away from zero to the cent. */
+export function revenue(rate: string, seconds: number): string {
+  const cents = BigInt(rate.replace('.', ''));
+  const scaled = cents * BigInt(seconds);
+  const negative = scaled < 0n;
+  const magnitude = negative ? -scaled : scaled;
+  const rounded = (magnitude + 1800n) / 3600n;
+  const text = rounded.toString().padStart(3, '0');
+  return `${negative && rounded !== 0n ? '-' : ''}${text.slice(0, -2)}.${text.slice(-2)}`;
+}

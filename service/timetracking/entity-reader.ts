@@ -1,0 +1,147 @@
+// Reads of the DataSource contract as SQL: one statement per query, with the caller's visibility,
+// the constraints of keys and navigation, the client's `$filter`, keyset paging and the order.
+import { sql } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { EdmValue } from '../../odata/edm.js';
+import { UriSyntaxError } from '../../odata/errors.js';
+import type { EntitySet, Property } from '../../odata/model.js';
+import type { EntityQuery, EntitySelection, QueryPage } from '../odata-server/data-source.js';
+import type { StorageDialect } from '../storage/dialect.js';
+import type { Database } from '../storage/schema.js';
+import type { Caller } from './caller.js';
+import { ASSIGNED_COLUMN, HOURLY_RATE_COLUMN, completeRecord } from './computed-values.js';
+import { keysetCondition, orderByClause } from './order-sql.js';
+import type { OrderTerm } from './order-sql.js';
+import type { Scope, Sql } from './sql-expressions.js';
+import { SqlExpressions } from './sql-expressions.js';
+import type { EntityTable, EntityTables } from './tables.js';
+import { assignedTo, visibleRows } from './visibility.js';
+
+const ALIAS = 't';
+const ORDER_COLUMN = '__order';
+
+export class EntityReader {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly tables: EntityTables,
+    private readonly dialect: StorageDialect,
+  ) {}
+
+  async query(caller: Caller, query: EntityQuery, now = Date.now()): Promise<QueryPage> {
+    const table = this.tables.of(query.set);
+    const expressions = this.expressions(caller);
+    const scope: Scope = { set: query.set, alias: ALIAS };
+    const terms = query.orderBy.map((item) => this.orderTerm(expressions, scope, item.path, item.direction === 'desc'));
+    const conditions = this.conditions(caller, expressions, query, scope);
+    if (query.from !== undefined) conditions.push(keysetCondition(terms, query.from));
+    // Order values of navigation paths are selected, to name the next page's first entity.
+    const orderColumns = terms.flatMap((term, i) => (query.orderBy[i]?.path.length ?? 0) > 1 ? [sql`${term.expression} as ${sql.ref(`${ORDER_COLUMN}${i}`)}`] : []);
+    const limit = query.limit === undefined ? sql`` : sql` limit ${query.limit + 1}`;
+    const offset = query.skip ? sql` offset ${query.skip}` : sql``;
+    const statement = sql<Record<string, unknown>>`select ${sql.join([...this.columns(table, caller), ...orderColumns])}
+      from ${this.from(table)} where ${sql.join(conditions, sql` and `)}
+      ${terms.length === 0 ? sql`` : sql`order by ${orderByClause(terms)}`}${limit}${offset}`;
+    const rows = (await this.execute(statement)).rows;
+    let next: EdmValue[] | undefined;
+    if (query.limit !== undefined && rows.length > query.limit) {
+      const first = rows[query.limit] as Record<string, unknown>;
+      rows.length = query.limit;
+      next = query.orderBy.map((item, i) => {
+        if (item.path.length === 1) return table.readValue(item.path[0] as string, first[item.path[0] as string]);
+        const { set, property } = this.propertyAt(query.set, item.path);
+        return this.tables.of(set).readValue(property.name, first[`${ORDER_COLUMN}${i}`]);
+      });
+    }
+    const records = rows.map((row) => {
+      for (let i = 0; i < query.orderBy.length; i++) delete row[`${ORDER_COLUMN}${i}`];
+      if (HOURLY_RATE_COLUMN in row) row[HOURLY_RATE_COLUMN] = this.dialect.readDecimal(row[HOURLY_RATE_COLUMN], 2);
+      const record = table.readRow(row);
+      completeRecord(query.set.name, record, caller, now);
+      return record;
+    });
+    return next === undefined ? { records } : { records, next };
+  }
+
+  async count(caller: Caller, selection: EntitySelection): Promise<number> {
+    const table = this.tables.of(selection.set);
+    const conditions = this.conditions(caller, this.expressions(caller), selection, { set: selection.set, alias: ALIAS });
+    const statement = sql<{ n: number | string }>`select count(*) as n from ${this.from(table)} where ${sql.join(conditions, sql` and `)}`;
+    return Number((await this.execute(statement)).rows[0]?.n ?? 0);
+  }
+
+  private expressions(caller: Caller): SqlExpressions {
+    return new SqlExpressions(this.tables, this.dialect.sql, caller);
+  }
+
+  private from(table: EntityTable): Sql {
+    const base = sql`${sql.table(table.table)} as ${sql.raw(ALIAS)}`;
+    // The project's rate, for the revenue of each entry (RevenuePerHour, RevenueTotal).
+    return table.set.name === 'TimeEntries'
+      ? sql`${base} left join projects as rate_of on rate_of.id = ${sql.ref(`${ALIAS}.project_id`)}`
+      : base;
+  }
+
+  private columns(table: EntityTable, caller: Caller): Sql[] {
+    const columns = table.stored.map(({ property, column }) => sql`${sql.ref(`${ALIAS}.${column}`)} as ${sql.ref(property.name)}`);
+    if (table.set.name === 'TimeEntries') columns.push(sql`rate_of.hourly_rate as ${sql.ref(HOURLY_RATE_COLUMN)}`);
+    if (table.set.name === 'Clients') {
+      columns.push(sql`exists (select 1 from projects as assigned_of where assigned_of.account_id = ${sql.ref(`${ALIAS}.account_id`)}
+        and assigned_of.client_id = ${sql.ref(`${ALIAS}.id`)} and ${assignedTo('assigned_of', caller.userId)}) as ${sql.ref(ASSIGNED_COLUMN)}`);
+    }
+    return columns;
+  }
+
+  private conditions(caller: Caller, expressions: SqlExpressions, selection: EntitySelection, scope: Scope): Sql[] {
+    const conditions = [visibleRows(selection.set, caller, ALIAS)];
+    for (const constraint of selection.constraints) {
+      const { property } = this.propertyAt(selection.set, [constraint.property]);
+      const column = expressions.path([constraint.property], scope);
+      const values = constraint.values.filter((value) => value !== null);
+      const parameters = values.map((value) => expressions.parameter(value, property.type));
+      const matches = parameters.length === 0 ? [] : [parameters.length === 1 ? sql`${column} = ${parameters[0]}` : sql`${column} in (${sql.join(parameters)})`];
+      if (values.length < constraint.values.length) matches.push(sql`${column} is null`);
+      conditions.push(matches.length === 0 ? sql`1 = 0` : matches.length === 1 ? (matches[0] as Sql) : sql`(${sql.join(matches, sql` or `)})`);
+    }
+    if (selection.filter !== undefined) conditions.push(expressions.predicate(selection.filter, scope));
+    return conditions;
+  }
+
+  private orderTerm(expressions: SqlExpressions, scope: Scope, path: readonly string[], descending: boolean): OrderTerm {
+    const { property } = this.propertyAt(scope.set, path);
+    const value = expressions.path(path, scope);
+    return {
+      expression: property.type === 'Edm.String' ? this.dialect.sql.binaryCollation(value) : value,
+      descending,
+      nullable: property.nullable || path.length > 1,
+      parameter: (v) => expressions.parameter(v, property.type),
+    };
+  }
+
+  /** The property (and its set) a path of navigation properties and a last property name ends on. */
+  private propertyAt(set: EntitySet, path: readonly string[]): { set: EntitySet; property: Property } {
+    const index = this.tables.index;
+    let current = set;
+    for (const name of path.slice(0, -1)) {
+      const navigation = index.navigation(index.typeOfSet(current), name);
+      if (navigation === undefined) throw new UriSyntaxError(`${name} is not a navigation property`, name);
+      current = index.navigationTarget(current, navigation);
+    }
+    const last = path[path.length - 1] as string;
+    const property = index.property(index.typeOfSet(current), last);
+    if (property === undefined) throw new UriSyntaxError(`${last} is not a property`, last);
+    return { set: current, property };
+  }
+
+  /** Runs a read; a value the database cannot compute (division by zero, overflow) is the client's 400. */
+  private async execute<R>(statement: ReturnType<typeof sql<R>>): Promise<{ rows: R[] }> {
+    try {
+      return await statement.execute(this.db);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (typeof code === 'string' && code.startsWith('22')) {
+        throw new UriSyntaxError(`the $filter or $orderby cannot be evaluated: ${(error as Error).message}`, '$filter');
+      }
+      throw error;
+    }
+  }
+}

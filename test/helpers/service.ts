@@ -1,0 +1,63 @@
+// A real time-tracking service on loopback for HTTP-level suites: a fresh database place (SQLite
+// file or PostgreSQL schema), the demo account seeded, the Fastify server listening on a free
+// port. close() stops the server and removes the place.
+import type { FastifyInstance } from 'fastify';
+import type { DemoUser } from '../../service/accounts/demo-seed.js';
+import { seedDemoAccount } from '../../service/accounts/demo-seed.js';
+import type { ServiceConfig } from '../../service/config.js';
+import { DEFAULT_SERVICE_CONFIG, SERVICE_ROOT_PATH } from '../../service/config.js';
+import { buildService } from '../../service/server.js';
+import type { DatabaseHandle } from '../../service/storage/database.js';
+import type { TestDatabaseKind, TestDatabasePlace } from './databases.js';
+
+export interface TestService {
+  /** `http://127.0.0.1:<port>` */
+  readonly origin: string;
+  /** `http://127.0.0.1:<port>/V1/Api.svc` */
+  readonly root: string;
+  readonly database: DatabaseHandle;
+  readonly place: TestDatabasePlace;
+  readonly app: FastifyInstance;
+  /** The demo account's users: Alex (admin), Jana and Tom (standard users; Tom's stopwatch runs). */
+  readonly admin: DemoUser;
+  readonly jana: DemoUser;
+  readonly tom: DemoUser;
+  readonly accountId: number;
+  close(): Promise<void>;
+}
+
+/** The demo data is relative to this instant, so suites see the same data on every run. */
+export const DEMO_NOW = Date.UTC(2026, 10, 20, 15, 30, 0);
+
+export async function startTestService(kind: TestDatabaseKind, config: Partial<ServiceConfig> = {}): Promise<TestService> {
+  const place = await kind.create();
+  try {
+    const database = await place.open();
+    const seeded = await seedDemoAccount(database.db, DEMO_NOW);
+    if (!seeded.created) throw new Error('the test database already had an account');
+    const app = buildService({ ...DEFAULT_SERVICE_CONFIG, authCacheTtlMs: 0, ...config, port: 0 }, database, { logger: false });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.address();
+    if (address === null || typeof address === 'string') throw new Error('no TCP address');
+    const origin = `http://127.0.0.1:${address.port}`;
+    const [admin, jana, tom] = seeded.users as [DemoUser, DemoUser, DemoUser];
+    return {
+      origin,
+      root: `${origin}${SERVICE_ROOT_PATH}`,
+      database,
+      place,
+      app,
+      admin,
+      jana,
+      tom,
+      accountId: seeded.accountId,
+      async close() {
+        await app.close();
+        await place.dispose();
+      },
+    };
+  } catch (error) {
+    await place.dispose();
+    throw error;
+  }
+}
