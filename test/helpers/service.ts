@@ -23,6 +23,8 @@ export interface TestService {
   readonly jana: DemoUser;
   readonly tom: DemoUser;
   readonly accountId: number;
+  /** Requests the service has received so far (to prove a gateway did not forward one). */
+  readonly requestCount: () => number;
   close(): Promise<void>;
 }
 
@@ -36,6 +38,10 @@ export async function startTestService(kind: TestDatabaseKind, config: Partial<S
     const seeded = await seedDemoAccount(database.db, DEMO_NOW);
     if (!seeded.created) throw new Error('the test database already had an account');
     const app = buildService({ ...DEFAULT_SERVICE_CONFIG, authCacheTtlMs: 0, ...config, port: 0 }, database, { logger: false });
+    let requests = 0;
+    app.addHook('onRequest', async () => {
+      requests++;
+    });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
     if (address === null || typeof address === 'string') throw new Error('no TCP address');
@@ -51,6 +57,7 @@ export async function startTestService(kind: TestDatabaseKind, config: Partial<S
       jana,
       tom,
       accountId: seeded.accountId,
+      requestCount: () => requests,
       async close() {
         await app.close();
         await place.dispose();
