@@ -1,0 +1,6 @@
+// Every suite `npm run bench` knows, in the order it runs them. Adding a suite: one module
+// exporting a BenchSuite, one line here.
+import type { BenchSuite } from './suite.js';
+import { odataCodecs } from './odata-codecs.js';
+
+export const suites: readonly BenchSuite[] = [odataCodecs];
