@@ -1,9 +1,13 @@
 // The `timegate` command: picks the subcommand and turns every failure into one line on stderr.
 // Exit codes: 0 ok, 1 the command failed, 2 the command line was wrong.
+import { adminCommand } from './admin.js';
 import { codegenCommand } from './codegen.js';
 import { isParseArgsError, UsageError, type Command } from './command.js';
+import { seedCommand } from './seed.js';
+import { serviceCommand } from './service.js';
+import { startCommand } from './start.js';
 
-const COMMANDS: readonly Command[] = [codegenCommand];
+const COMMANDS: readonly Command[] = [startCommand, serviceCommand, codegenCommand, adminCommand, seedCommand];
 
 const HELP = `Usage: timegate <command> [options]
 

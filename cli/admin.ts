@@ -1,0 +1,89 @@
+// `timegate admin <action>`: accounts, users and API keys, for operators. Each action prints one
+// JSON line (the new IDs and, where a key is issued, the key: shown this once, stored as a hash).
+import { parseArgs } from 'node:util';
+import { createAccount, createUser, newKey, revokeKeys } from '../service/accounts/account-admin.js';
+import type { Role } from '../service/accounts/account-admin.js';
+import { openDatabase } from '../service/storage/database.js';
+import type { DatabaseHandle } from '../service/storage/database.js';
+import { UsageError } from './command.js';
+import type { Command } from './command.js';
+import { DB_HELP, databaseOption, integerOption, requiredOption } from './options.js';
+
+const USAGE = `Usage: timegate admin <action> [options]
+
+Actions:
+  create-account --name <company> --admin-email <email> [--admin-first-name F] [--admin-last-name L]
+  create-user    --account <id> --email <email> --first-name <F> --last-name <L> --role admin|user
+  new-key        --user <id>        issue one more API key for the user
+  revoke-key     --user <id>        revoke every API key of the user
+
+Every action prints one JSON line. API keys are shown once: only their hash is stored.
+
+Options:
+${DB_HELP}
+  -h, --help          show this help`;
+
+type Action = (db: DatabaseHandle['db'], values: Record<string, string | undefined>) => Promise<unknown>;
+
+const MAX_ID = 2_147_483_647;
+
+const ACTIONS: Readonly<Record<string, Action>> = {
+  'create-account': (db, v) => createAccount(db, {
+    name: requiredOption('name', v.name),
+    adminEmail: requiredOption('admin-email', v['admin-email']),
+    ...(v['admin-first-name'] === undefined ? {} : { adminFirstName: v['admin-first-name'] }),
+    ...(v['admin-last-name'] === undefined ? {} : { adminLastName: v['admin-last-name'] }),
+  }),
+  'create-user': (db, v) => createUser(db, {
+    accountId: integerOption('account', requiredOption('account', v.account), 0, 1, MAX_ID),
+    email: requiredOption('email', v.email),
+    firstName: requiredOption('first-name', v['first-name']),
+    lastName: requiredOption('last-name', v['last-name']),
+    role: role(requiredOption('role', v.role)),
+  }),
+  'new-key': (db, v) => newKey(db, integerOption('user', requiredOption('user', v.user), 0, 1, MAX_ID)),
+  'revoke-key': (db, v) => revokeKeys(db, integerOption('user', requiredOption('user', v.user), 0, 1, MAX_ID)),
+};
+
+function role(text: string): Role {
+  if (text !== 'admin' && text !== 'user') throw new UsageError(`--role must be admin or user, not '${text}'`);
+  return text;
+}
+
+async function run(args: readonly string[]): Promise<number> {
+  const text = { type: 'string' } as const;
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    options: {
+      name: text, 'admin-email': text, 'admin-first-name': text, 'admin-last-name': text, account: text, email: text,
+      'first-name': text, 'last-name': text, role: text, user: text, db: text,
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+    allowPositionals: true,
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const [name, ...extra] = positionals;
+  if (name === undefined) throw new UsageError('missing the action (create-account, create-user, new-key, revoke-key)');
+  const action = ACTIONS[name];
+  if (action === undefined) throw new UsageError(`unknown action '${name}'`);
+  if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`);
+  const { help: _help, ...strings } = values;
+  const database = await openDatabase(databaseOption(strings.db, process.env));
+  try {
+    process.stdout.write(`${JSON.stringify(await action(database.db, strings))}\n`);
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+export const adminCommand: Command = {
+  name: 'admin',
+  summary: 'create accounts and users, issue and revoke API keys',
+  usage: USAGE,
+  run,
+};

@@ -1,0 +1,23 @@
+// Option values shared by the subcommands, checked once at the edge with a one-line complaint.
+import { UsageError } from './command.js';
+
+export function integerOption(name: string, text: string | undefined, fallback: number, min: number, max: number): number {
+  if (text === undefined) return fallback;
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
+    throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, not '${text}'`);
+  }
+  return Number(text);
+}
+
+export function requiredOption(name: string, value: string | undefined): string {
+  if (value === undefined || value === '') throw new UsageError(`missing --${name}`);
+  return value;
+}
+
+/** `--db`, else DATABASE_URL, else undefined (the embedded SQLite file). */
+export function databaseOption(value: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  return value ?? (env.DATABASE_URL || undefined);
+}
+
+/** The `--db` option as every database-using subcommand documents it. */
+export const DB_HELP = '  --db <file|url>     SQLite file or postgres:// URL (default: $DATABASE_URL, else ./data/timegate.sqlite)';

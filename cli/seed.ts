@@ -1,0 +1,85 @@
+// `timegate seed --entries <n>`: a large, realistic data set for benchmarks, with a progress bar.
+import { parseArgs } from 'node:util';
+import { createAccount } from '../service/accounts/account-admin.js';
+import { seedEntries } from '../service/storage/bulk-seed.js';
+import { openDatabase } from '../service/storage/database.js';
+import type { Command } from './command.js';
+import { DB_HELP, databaseOption, integerOption, requiredOption } from './options.js';
+
+const USAGE = `Usage: timegate seed --entries <n> [--account <id>] [options]
+
+Books <n> time entries (about a year of four bookings a workday per employee) into an account,
+creating the employees, clients, projects and tasks it needs. Without --account a new account is
+created and its administrator's API key printed. Prints one JSON line when done.
+
+Options:
+  --entries <n>       how many time entries (up to 50,000,000)
+  --account <id>      an existing account to seed into
+${DB_HELP}
+  -h, --help          show this help`;
+
+function progressBar(inserted: number, total: number): string {
+  const width = 30;
+  const done = total === 0 ? width : Math.round((inserted / total) * width);
+  return `[${'#'.repeat(done)}${'.'.repeat(width - done)}] ${inserted.toLocaleString('en')} / ${total.toLocaleString('en')}`;
+}
+
+async function run(args: readonly string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: [...args],
+    options: {
+      entries: { type: 'string' },
+      account: { type: 'string' },
+      db: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const entries = integerOption('entries', requiredOption('entries', values.entries), 0, 0, 50_000_000);
+  const database = await openDatabase(databaseOption(values.db, process.env));
+  try {
+    const created = values.account === undefined
+      ? await createAccount(database.db, { name: 'Lastprofil GmbH', adminEmail: 'admin@lastprofil.example' })
+      : undefined;
+    const accountId = created?.accountId ?? integerOption('account', values.account, 0, 1, 2_147_483_647);
+    const interactive = process.stderr.isTTY === true;
+    let shownTenth = -1;
+    const started = Date.now();
+    const result = await seedEntries(database.db, {
+      accountId,
+      entries,
+      onProgress(inserted, total) {
+        if (interactive) process.stderr.write(`\r${progressBar(inserted, total)}`);
+        else if (Math.floor((inserted / Math.max(total, 1)) * 10) > shownTenth) {
+          shownTenth = Math.floor((inserted / Math.max(total, 1)) * 10);
+          process.stderr.write(`${progressBar(inserted, total)}\n`);
+        }
+      },
+    });
+    if (interactive) process.stderr.write('\n');
+    process.stdout.write(`${JSON.stringify({
+      accountId,
+      ...(created === undefined ? {} : { adminUserId: created.userId, apiKey: created.apiKey }),
+      inserted: result.inserted,
+      users: result.users,
+      firstStartTime: new Date(result.firstStartTime).toISOString(),
+      lastStartTime: new Date(result.lastStartTime).toISOString(),
+      seconds: Math.round((Date.now() - started) / 100) / 10,
+    })}\n`);
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+export const seedCommand: Command = {
+  name: 'seed',
+  summary: 'load a large realistic data set (benchmarks)',
+  usage: USAGE,
+  run,
+};

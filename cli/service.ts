@@ -1,0 +1,83 @@
+// `timegate service`: the time-tracking OData V2 service on SQLite or PostgreSQL.
+import { parseArgs } from 'node:util';
+import type { ServiceConfig } from '../service/config.js';
+import { DEFAULT_SERVICE_CONFIG } from '../service/config.js';
+import { startService } from '../service/start.js';
+import { UsageError } from './command.js';
+import type { Command } from './command.js';
+import { untilSignal } from './lifecycle.js';
+import { DB_HELP, databaseOption, integerOption } from './options.js';
+
+const USAGE = `Usage: timegate service [options]
+
+Runs the time-tracking OData V2 service at http://<host>:<port>/V1/Api.svc.
+
+Options:
+  --port <n>          port (default ${DEFAULT_SERVICE_CONFIG.port}; 0 picks a free one)
+  --host <addr>       address to listen on (default ${DEFAULT_SERVICE_CONFIG.host})
+${DB_HELP}
+  --tls-cert <file>   PEM certificate: serve HTTPS (with --tls-key)
+  --tls-key <file>    PEM private key
+  --page-size <n>     most entities per page of a collection (default ${DEFAULT_SERVICE_CONFIG.pageSize})
+  --api-key-header <name>
+                      another header name that carries the API key (repeatable)
+  --trust-proxy       believe X-Forwarded-Proto/-Host (behind a proxy)
+  --log-level <level> fatal, error, warn, info, debug, trace or silent (default ${DEFAULT_SERVICE_CONFIG.logLevel})
+  -h, --help          show this help`;
+
+const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+export function serviceConfigFrom(args: readonly string[], env: NodeJS.ProcessEnv): ServiceConfig | undefined {
+  const { values } = parseArgs({
+    args: [...args],
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      db: { type: 'string' },
+      'tls-cert': { type: 'string' },
+      'tls-key': { type: 'string' },
+      'page-size': { type: 'string' },
+      'api-key-header': { type: 'string', multiple: true },
+      'trust-proxy': { type: 'boolean', default: false },
+      'log-level': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) return undefined;
+  const certFile = values['tls-cert'];
+  const keyFile = values['tls-key'];
+  if ((certFile === undefined) !== (keyFile === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
+  const logLevel = values['log-level'] ?? DEFAULT_SERVICE_CONFIG.logLevel;
+  if (!LOG_LEVELS.has(logLevel)) throw new UsageError(`--log-level must be one of ${[...LOG_LEVELS].join(', ')}`);
+  return {
+    ...DEFAULT_SERVICE_CONFIG,
+    port: integerOption('port', values.port, DEFAULT_SERVICE_CONFIG.port, 0, 65535),
+    host: values.host ?? DEFAULT_SERVICE_CONFIG.host,
+    databaseUrl: databaseOption(values.db, env),
+    tls: certFile === undefined || keyFile === undefined ? undefined : { certFile, keyFile },
+    pageSize: integerOption('page-size', values['page-size'], DEFAULT_SERVICE_CONFIG.pageSize, 1, 10_000),
+    apiKeyHeaderAliases: values['api-key-header'] ?? [],
+    trustProxy: values['trust-proxy'],
+    logLevel,
+  };
+}
+
+async function run(args: readonly string[]): Promise<number> {
+  const config = serviceConfigFrom(args, process.env);
+  if (config === undefined) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const service = await startService(config);
+  service.app.log.info({ root: service.root, database: service.database.location }, 'timegate service listening');
+  return untilSignal(() => service.close(), (line) => service.app.log.info(line));
+}
+
+export const serviceCommand: Command = {
+  name: 'service',
+  summary: 'run the time-tracking OData V2 service',
+  usage: USAGE,
+  run,
+};

@@ -1,0 +1,96 @@
+// `timegate start` (what `npm start` runs): the service on the embedded SQLite file with a demo
+// account created on first run, and the gateway in front of it; prints the URLs and demo keys.
+//
+// API keys are stored only as hashes, so the demo keys could not be shown again after the first
+// run; they are kept in demo-keys.json beside the database file (mode 0600, under the ignored
+// data/ folder), so every `npm start` can print them. Keys made with `timegate admin` never are.
+import { readFile, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { seedDemoAccount } from '../service/accounts/demo-seed.js';
+import type { DemoUser } from '../service/accounts/demo-seed.js';
+import { DEFAULT_SERVICE_CONFIG } from '../service/config.js';
+import { startService } from '../service/start.js';
+import { DEFAULT_SQLITE_FILE, openDatabase } from '../service/storage/database.js';
+import type { Command } from './command.js';
+import { untilSignal } from './lifecycle.js';
+import { integerOption } from './options.js';
+
+const USAGE = `Usage: timegate start [options]
+
+Runs the time-tracking service on an embedded SQLite database (created on first run, with a demo
+account) and prints the URLs and the demo API keys.
+
+Options:
+  --port <n>          service port (default ${DEFAULT_SERVICE_CONFIG.port})
+  --db <file>         SQLite file (default ${DEFAULT_SQLITE_FILE})
+  --log-level <level> request logs (default warn: only problems)
+  -h, --help          show this help`;
+
+async function demoUsers(keysFile: string, seeded: Awaited<ReturnType<typeof seedDemoAccount>>): Promise<readonly DemoUser[] | undefined> {
+  if (seeded.created) {
+    await writeFile(keysFile, `${JSON.stringify(seeded.users, null, 2)}\n`, { mode: 0o600 });
+    return seeded.users;
+  }
+  try {
+    return JSON.parse(await readFile(keysFile, 'utf8')) as DemoUser[];
+  } catch {
+    return undefined;
+  }
+}
+
+function banner(root: string, users: readonly DemoUser[] | undefined, keysFile: string): string {
+  const lines = [
+    '',
+    'timegate is running',
+    `  OData V2 service   ${root}`,
+    `  $metadata          ${root}/$metadata`,
+    '',
+  ];
+  if (users === undefined) {
+    lines.push(`The demo keys were not found in ${keysFile}; issue a new one with`, '  timegate admin new-key --user <id>');
+  } else {
+    lines.push(`Demo account "Demo GmbH" (keys kept in ${keysFile}):`);
+    for (const user of users) lines.push(`  ${`${user.name} (${user.role}, user ${user.userId})`.padEnd(34)} ${user.apiKey}`);
+    const key = users[0]?.apiKey ?? '<key>';
+    lines.push('', 'Try:', `  curl -H "X-ServiceApiKey: ${key}" "${root}/Projects?\\$format=json"`);
+  }
+  lines.push('', 'Stop with Ctrl+C.', '');
+  return lines.join('\n');
+}
+
+async function run(args: readonly string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: [...args],
+    options: {
+      port: { type: 'string' },
+      db: { type: 'string' },
+      'log-level': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const file = resolve(values.db ?? DEFAULT_SQLITE_FILE);
+  const keysFile = join(dirname(file), 'demo-keys.json');
+  const database = await openDatabase(file);
+  const users = await demoUsers(keysFile, await seedDemoAccount(database.db));
+  const service = await startService({
+    ...DEFAULT_SERVICE_CONFIG,
+    port: integerOption('port', values.port, DEFAULT_SERVICE_CONFIG.port, 0, 65535),
+    logLevel: values['log-level'] ?? 'warn',
+  }, { database });
+  process.stdout.write(banner(service.root, users, keysFile));
+  return untilSignal(() => service.close(), (line) => process.stdout.write(`${line}\n`));
+}
+
+export const startCommand: Command = {
+  name: 'start',
+  summary: 'run the service on embedded SQLite with a demo account (npm start)',
+  usage: USAGE,
+  run,
+};
