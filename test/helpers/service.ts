@@ -10,6 +10,12 @@ import { buildService } from '../../service/server.js';
 import type { DatabaseHandle } from '../../service/storage/database.js';
 import type { TestDatabaseKind, TestDatabasePlace } from './databases.js';
 
+export interface AnsweredRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly status: number;
+}
+
 export interface TestService {
   /** `http://127.0.0.1:<port>` */
   readonly origin: string;
@@ -25,6 +31,8 @@ export interface TestService {
   readonly accountId: number;
   /** Requests the service has received so far (to prove a gateway did not forward one). */
   readonly requestCount: () => number;
+  /** The requests answered so far, in order, with their status. */
+  readonly answered: () => readonly AnsweredRequest[];
   close(): Promise<void>;
 }
 
@@ -39,8 +47,12 @@ export async function startTestService(kind: TestDatabaseKind, config: Partial<S
     if (!seeded.created) throw new Error('the test database already had an account');
     const app = buildService({ ...DEFAULT_SERVICE_CONFIG, authCacheTtlMs: 0, ...config, port: 0 }, database, { logger: false });
     let requests = 0;
+    const answered: AnsweredRequest[] = [];
     app.addHook('onRequest', async () => {
       requests++;
+    });
+    app.addHook('onResponse', async (request, reply) => {
+      answered.push({ method: request.method, url: request.url, status: reply.statusCode });
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
@@ -58,6 +70,7 @@ export async function startTestService(kind: TestDatabaseKind, config: Partial<S
       tom,
       accountId: seeded.accountId,
       requestCount: () => requests,
+      answered: () => answered,
       async close() {
         await app.close();
         await place.dispose();
