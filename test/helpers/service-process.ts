@@ -1,0 +1,59 @@
+// `timegate service` as a separate process, as it runs in production: for tests of several
+// service processes on one database, of signals and of graceful shutdown.
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+export interface ServiceProcess {
+  readonly root: string;
+  readonly child: ChildProcess;
+  /** Log lines printed so far (pino JSON). */
+  readonly logs: string[];
+  /** SIGTERM, and the exit code once it has stopped. */
+  stop(): Promise<number | null>;
+}
+
+const STARTUP_TIMEOUT_MS = 30_000;
+
+export function startServiceProcess(args: readonly string[]): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['bin/timegate.js', 'service', '--port', '0', '--log-level', 'info', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: string[] = [];
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`timegate service did not start in time:\n${stderr}`));
+    }, STARTUP_TIMEOUT_MS);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`timegate service exited with ${code} before listening:\n${stderr}`));
+    });
+    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
+      logs.push(line);
+      const root = rootOf(line);
+      if (root === undefined) return;
+      clearTimeout(timer);
+      resolve({
+        root,
+        child,
+        logs,
+        async stop() {
+          child.kill('SIGTERM');
+          return exited;
+        },
+      });
+    });
+  });
+}
+
+function rootOf(line: string): string | undefined {
+  try {
+    return (JSON.parse(line) as { root?: string }).root;
+  } catch {
+    return undefined;
+  }
+}
