@@ -1,6 +1,7 @@
 // `timegate seed --entries <n>`: a large, realistic data set for benchmarks, with a progress bar.
 import { parseArgs } from 'node:util';
 import { createAccount } from '../service/accounts/account-admin.js';
+import { insertCatalogue } from '../service/accounts/demo-seed.js';
 import { seedEntries } from '../service/storage/bulk-seed.js';
 import { openDatabase } from '../service/storage/database.js';
 import type { Command } from './command.js';
@@ -9,8 +10,9 @@ import { DB_HELP, databaseOption, integerOption, requiredOption } from './option
 const USAGE = `Usage: timegate seed --entries <n> [--account <id>] [options]
 
 Books <n> time entries (about a year of four bookings a workday per employee) into an account,
-creating the employees, clients, projects and tasks it needs. Without --account a new account is
-created and its administrator's API key printed. Prints one JSON line when done.
+adding the employees it needs. Without --account a new account is created with the demo
+company's clients, projects and tasks, and its administrator's API key printed. Prints one JSON
+line when done.
 
 Options:
   --entries <n>       how many time entries (up to 50,000,000)
@@ -46,6 +48,7 @@ async function run(args: readonly string[]): Promise<number> {
     const created = values.account === undefined
       ? await createAccount(database.db, { name: 'Lastprofil GmbH', adminEmail: 'admin@lastprofil.example' })
       : undefined;
+    if (created !== undefined) await insertCatalogue(database.db, created.accountId, created.userId, created.userId, Date.now());
     const accountId = created?.accountId ?? integerOption('account', values.account, 0, 1, 2_147_483_647);
     const interactive = process.stderr.isTTY === true;
     let shownTenth = -1;

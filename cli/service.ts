@@ -21,6 +21,9 @@ ${DB_HELP}
   --page-size <n>     most entities per page of a collection (default ${DEFAULT_SERVICE_CONFIG.pageSize})
   --api-key-header <name>
                       another header name that carries the API key (repeatable)
+  --auth-cache-ttl <ms>
+                      how long a checked API key is trusted before it is checked again; a
+                      revoked key stops working at most this much later (default ${DEFAULT_SERVICE_CONFIG.authCacheTtlMs}; 0 = every request)
   --trust-proxy       believe X-Forwarded-Proto/-Host (behind a proxy)
   --log-level <level> fatal, error, warn, info, debug, trace or silent (default ${DEFAULT_SERVICE_CONFIG.logLevel})
   -h, --help          show this help`;
@@ -38,6 +41,7 @@ export function serviceConfigFrom(args: readonly string[], env: NodeJS.ProcessEn
       'tls-key': { type: 'string' },
       'page-size': { type: 'string' },
       'api-key-header': { type: 'string', multiple: true },
+      'auth-cache-ttl': { type: 'string' },
       'trust-proxy': { type: 'boolean', default: false },
       'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
@@ -59,6 +63,7 @@ export function serviceConfigFrom(args: readonly string[], env: NodeJS.ProcessEn
     tls: certFile === undefined || keyFile === undefined ? undefined : { certFile, keyFile },
     pageSize: integerOption('page-size', values['page-size'], DEFAULT_SERVICE_CONFIG.pageSize, 1, 10_000),
     apiKeyHeaderAliases: values['api-key-header'] ?? [],
+    authCacheTtlMs: integerOption('auth-cache-ttl', values['auth-cache-ttl'], DEFAULT_SERVICE_CONFIG.authCacheTtlMs, 0, 3_600_000),
     trustProxy: values['trust-proxy'],
     logLevel,
   };

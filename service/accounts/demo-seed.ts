@@ -58,7 +58,11 @@ interface Catalogue {
   readonly taskBillable: ReadonlyMap<number, 0 | 1>;
 }
 
-async function insertCatalogue(trx: Transaction<Database>, accountId: number, adminId: number, limitedUserId: number,
+/**
+ * The demo company's clients, projects and tasks, in an account of its own (the bulk seed books
+ * on them); `limitedUserId` is the one standard user the "Mobile App" project is assigned to.
+ */
+export async function insertCatalogue(trx: Kysely<Database>, accountId: number, adminId: number, limitedUserId: number,
   now: number): Promise<Catalogue> {
   const stamp = { account_id: accountId, last_change_time: now, last_change_author: adminId };
   const clientIds = await ids(trx.insertInto('clients').values(

@@ -1,41 +1,15 @@
-import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { mkdtemp, readFile, readdir, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MALFORMED_CASES } from './fixtures/malformed-edmx.js';
+import { expectOneLineError, timegate as run } from '../helpers/cli.js';
+
+const timegate = (...args: string[]) => run(args);
 
 // A full generation loads ts-morph and ajv in a fresh process: seconds each, more on a busy machine.
 const GENERATION_TIMEOUT_MS = 120_000;
-
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function timegate(...args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/timegate.js', ...args], { env: { ...process.env, DEBUG: '' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-/** One diagnostic line prefixed with the command, and nothing that looks like a stack trace. */
-function expectOneLineError(run: Run, exitCode: number): string {
-  expect(run.code).toBe(exitCode);
-  const lines = run.stderr.split('\n').filter((line) => line !== '');
-  expect(lines).toHaveLength(1);
-  expect(run.stderr).not.toMatch(/^\s+at /m);
-  expect(lines[0]).toMatch(/^timegate( codegen)?: /);
-  return lines[0] ?? '';
-}
 
 let tmp: string;
 let server: Server;

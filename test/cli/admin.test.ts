@@ -1,0 +1,76 @@
+// `timegate admin`: accounts, users and keys from the command line, one JSON line per action;
+// the keys it prints work against the service at once, and revoked ones stop working.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDatabases } from '../helpers/databases.js';
+import type { TestDatabasePlace } from '../helpers/databases.js';
+import { expectOneLineError, timegate } from '../helpers/cli.js';
+import { startServiceProcess } from '../helpers/service-process.js';
+import type { ServiceProcess } from '../helpers/service-process.js';
+
+/** The service trusts a checked key this long: a revoked key fails at most this much later. */
+const AUTH_CACHE_TTL_MS = 500;
+
+async function statusWithin(ms: number, request: () => Promise<Response>, wanted: number): Promise<Response> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const response = await request();
+    if (response.status === wanted || Date.now() > deadline) return response;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe.each(testDatabases)('timegate admin on $name', (kind) => {
+  let place: TestDatabasePlace;
+  let service: ServiceProcess;
+
+  beforeAll(async () => {
+    place = await kind.create();
+    service = await startServiceProcess(['--db', place.url, '--auth-cache-ttl', String(AUTH_CACHE_TTL_MS)]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await service?.stop();
+    await place?.dispose();
+  });
+
+  const admin = async (...args: string[]) => {
+    const run = await timegate(['admin', ...args, '--db', place.url]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    return JSON.parse(lines[0] as string) as Record<string, unknown>;
+  };
+  const projects = (key: string) => fetch(`${service.root}/Projects?$format=json`, { headers: { 'x-serviceapikey': key } });
+
+  it('creates an account and a user whose keys work, issues and revokes keys', async () => {
+    const account = await admin('create-account', '--name', 'Kommandozeile AG', '--admin-email', 'chefin@kz.example');
+    expect(account).toEqual({ accountId: expect.any(Number), settingsId: expect.any(Number), userId: expect.any(Number), apiKey: expect.stringMatching(/^tg_[\w-]{43}$/) });
+    expect((await projects(account.apiKey as string)).status).toBe(200);
+
+    const user = await admin('create-user', '--account', String(account.accountId), '--email', 'max@kz.example',
+      '--first-name', 'Max', '--last-name', 'Muster', '--role', 'user');
+    expect(user).toEqual({ userId: expect.any(Number), apiKey: expect.stringMatching(/^tg_/) });
+    const users = await fetch(`${service.root}/Users?$format=json`, { headers: { 'x-serviceapikey': user.apiKey as string } });
+    const rows = ((await users.json()) as { d: { results: Array<{ Email: string; AccessRights: number }> } }).d.results;
+    expect(rows.map((u) => [u.Email, u.AccessRights])).toEqual([['chefin@kz.example', 20], ['max@kz.example', 10]]);
+
+    const second = await admin('new-key', '--user', String(user.userId));
+    expect((await projects(second.apiKey as string)).status).toBe(200);
+    expect(await admin('revoke-key', '--user', String(user.userId))).toEqual({ revoked: 2 });
+    for (const key of [user.apiKey, second.apiKey] as string[]) {
+      const refused = await statusWithin(AUTH_CACHE_TTL_MS + 1000, () => projects(key), 401);
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
+    }
+    expect((await projects(account.apiKey as string)).status).toBe(200);
+  }, 60_000);
+
+  it('refuses wrong command lines and unknown users in one line, without a stack trace', async () => {
+    expect(expectOneLineError(await timegate(['admin', 'create-user', '--account', '1', '--email', 'a@b.example',
+      '--first-name', 'A', '--last-name', 'B', '--role', 'boss', '--db', place.url]), 2, 'admin')).toContain('--role must be admin or user');
+    expect(expectOneLineError(await timegate(['admin', 'frobnicate', '--db', place.url]), 2, 'admin')).toContain("unknown action 'frobnicate'");
+    expect(expectOneLineError(await timegate(['admin', 'new-key', '--db', place.url]), 2, 'admin')).toContain('missing --user');
+    expect(expectOneLineError(await timegate(['admin', 'new-key', '--user', '999999', '--db', place.url]), 1, 'admin')).toContain('no user 999999');
+  }, 60_000);
+});

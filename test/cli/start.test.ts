@@ -1,0 +1,61 @@
+// `npm start` (`timegate start`): first run creates the database and the demo account and prints
+// the URLs and keys; the keys work; a second run prints the same keys from demo-keys.json.
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+interface Started {
+  readonly banner: string;
+  stop(): Promise<number | null>;
+}
+
+/** Runs `timegate start` until its banner has been printed. */
+function start(db: string): Promise<Started> {
+  const child = spawn(process.execPath, ['bin/timegate.js', 'start', '--db', db, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return new Promise((resolve, reject) => {
+    let banner = '';
+    void exited.then((code) => reject(new Error(`timegate start exited with ${code}:\n${banner}`)));
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      banner += `${line}\n`;
+      if (line.startsWith('Stop with Ctrl+C')) {
+        resolve({ banner, stop: () => (child.kill('SIGINT'), exited) });
+      }
+    });
+  });
+}
+
+describe('timegate start', () => {
+  let folder: string;
+
+  beforeAll(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'timegate-start-'));
+  });
+
+  afterAll(async () => {
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  it('prints the service URL and three demo keys that work, and the same keys on the next run', async () => {
+    const db = join(folder, 'data', 'demo.sqlite');
+    const first = await start(db);
+    const root = /OData V2 service\s+(\S+)/.exec(first.banner)?.[1] as string;
+    const keys = [...first.banner.matchAll(/\s(tg_[\w-]{43})$/gm)].map((m) => m[1] as string);
+    expect(root).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/V1\/Api\.svc$/);
+    expect(keys).toHaveLength(3);
+    expect(first.banner).toContain('Alex Berger (admin');
+    for (const key of keys) {
+      const response = await fetch(`${root}/Projects?$format=json`, { headers: { 'x-serviceapikey': key } });
+      expect(response.status).toBe(200);
+    }
+    expect(await first.stop()).toBe(0);
+    expect((await stat(join(folder, 'data', 'demo-keys.json'))).mode & 0o777).toBe(0o600);
+
+    const second = await start(db);
+    expect([...second.banner.matchAll(/\s(tg_[\w-]{43})$/gm)].map((m) => m[1])).toEqual(keys);
+    expect(await second.stop()).toBe(0);
+  }, 60_000);
+});
