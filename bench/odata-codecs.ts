@@ -1,7 +1,6 @@
 // Micro-benchmark of the odata/ codecs on one realistic page (100 TimeEntries): write it as
 // JSON and Atom, read both back, parse typical $filters; each beside a baseline measured in
 // the same run (issue 3). Targets are ratios, so they hold on any machine or not at all.
-import { Bench } from 'tinybench';
 import { XMLBuilder, XMLParser } from 'fast-xml-parser';
 import { model } from '../generated/model.js';
 import { readAtomFeed } from '../odata/atom-reader.js';
@@ -12,18 +11,20 @@ import { createJsonReader } from '../odata/json-reader.js';
 import { createJsonWriter } from '../odata/json-writer.js';
 import { indexModel } from '../odata/model-index.js';
 import { atomFeedTree, BUILDER_OPTIONS } from './atom-tree.js';
-import { formatRate, formatRatio, formatTarget, markdownTable, rateOf } from './report.js';
+import type { Task } from './report.js';
+import { compare, formatRate, formatRatio, formatTarget, markdownTable, measureRounds } from './report.js';
 import type { BenchSuite } from './suite.js';
 import { timeEntries } from './time-entries.js';
 
 const ENTRIES = 100;
+const ROUNDS = 5;
 const ROOT = 'https://timegate.example/V1/Api.svc/';
 const TYPICAL_FILTER = "ProjectID eq 5 and StartTime gt datetime'2026-01-01T00:00:00' and substringof('x',Comment)";
 const FUNCTION_FILTER =
   "(UserID eq 3 or UserID eq 7) and year(StartTime) eq 2026 and tolower(Comment) ne 'pause' and not Locked";
 
 /** One line of the table: our task against a baseline task, and what the issue asks. */
-interface Comparison {
+interface Row {
   readonly operation: string;
   readonly ours: string;
   readonly baseline: string;
@@ -79,25 +80,25 @@ async function run(): Promise<void> {
   if (readAtomFeed(atomFeed, index, set).entries.length !== ENTRIES) fail('Atom feed did not read back');
   if (!builder.build(tree).includes('<m:properties>')) fail('XMLBuilder baseline lost the properties');
 
-  const bench = new Bench({ name: 'odata codecs', time: 1000, warmupTime: 250 });
-  bench
-    .add('json write', () => materialized(jsonWriter.feed(records, feedOptions)))
-    .add('JSON.stringify', () => materialized(JSON.stringify(records)))
-    .add('JSON.stringify (dates as text)', () => materialized(JSON.stringify(textRecords)))
-    .add('atom write', () => materialized(atomWriter.feed(records, feedOptions)))
-    .add('XMLBuilder.build', () => materialized(builder.build(tree) as string))
-    .add('json read', () => jsonReader.feed(jsonFeed))
-    .add('JSON.parse', () => JSON.parse(bareJson) as unknown)
-    .add('JSON.parse (our feed text)', () => JSON.parse(jsonFeed) as unknown)
-    .add('atom read', () => readAtomFeed(atomFeed, index, set))
-    .add('XMLParser.parse', () => parser.parse(atomFeed) as unknown);
+  const tasks = new Map<string, Task>([
+    ['json write', () => materialized(jsonWriter.feed(records, feedOptions))],
+    ['JSON.stringify', () => materialized(JSON.stringify(records))],
+    ['JSON.stringify (dates as text)', () => materialized(JSON.stringify(textRecords))],
+    ['atom write', () => materialized(atomWriter.feed(records, feedOptions))],
+    ['XMLBuilder.build', () => materialized(builder.build(tree) as string)],
+    ['json read', () => jsonReader.feed(jsonFeed)],
+    ['JSON.parse', () => JSON.parse(bareJson) as unknown],
+    ['JSON.parse (our feed text)', () => JSON.parse(jsonFeed) as unknown],
+    ['atom read', () => readAtomFeed(atomFeed, index, set)],
+    ['XMLParser.parse', () => parser.parse(atomFeed) as unknown],
+  ]);
   for (const [text, treeJson] of filterTrees) {
-    bench.add(`filter ${text}`, () => parseFilter(text, filterContext));
-    bench.add(`JSON.parse ${text}`, () => JSON.parse(treeJson) as unknown);
+    tasks.set(`filter ${text}`, () => parseFilter(text, filterContext));
+    tasks.set(`JSON.parse ${text}`, () => JSON.parse(treeJson) as unknown);
   }
-  await bench.run();
+  const rates = await measureRounds(tasks, { rounds: ROUNDS, timeMs: 300 });
 
-  const comparisons: Comparison[] = [
+  const comparisons: Row[] = [
     { operation: 'write feed, JSON', ours: 'json write', baseline: 'JSON.stringify', target: 0.8 },
     { operation: 'write feed, JSON', ours: 'json write', baseline: 'JSON.stringify (dates as text)' },
     { operation: 'write feed, Atom', ours: 'atom write', baseline: 'json write', target: 0.5 },
@@ -120,24 +121,28 @@ async function run(): Promise<void> {
     'JSON.parse (our feed text)': '`JSON.parse` of our feed text',
     'XMLParser.parse': 'fast-xml-parser `XMLParser` (same text)',
   };
-  const rows = comparisons.map((c) => {
-    const ours = rateOf(bench, c.ours);
-    const baseline = rateOf(bench, c.baseline);
-    const ratio = ours.opsPerSecond / baseline.opsPerSecond;
+  const rows = comparisons.map((row) => {
+    const c = compare(rates.get(row.ours) ?? [], rates.get(row.baseline) ?? []);
     return [
-      c.operation,
-      formatRate(ours),
-      baselineNames[c.baseline] ?? '`JSON.parse` of the typed tree as JSON',
-      formatRate(baseline),
-      formatRatio(ratio),
-      formatTarget(ratio, c.target),
+      row.operation,
+      formatRate(c.ours),
+      baselineNames[row.baseline] ?? '`JSON.parse` of the typed tree as JSON',
+      formatRate(c.baseline),
+      formatRatio(c.ratio),
+      `${formatRatio(c.low)}–${formatRatio(c.high)}`,
+      formatTarget(c.ratio, row.target),
     ];
   });
   console.log(
-    `${ENTRIES}-entry TimeEntries feed: JSON ${jsonFeed.length} chars (bare ${bareJson.length}), Atom ${atomFeed.length} chars. ` +
-      'ops/s ± relative margin of error; ratio = ours / baseline.\n',
+    `${ENTRIES}-entry TimeEntries feed: JSON ${jsonFeed.length} characters (bare entries ${bareJson.length}), ` +
+      `Atom ${atomFeed.length}. Medians of ${ROUNDS} rounds; ratio = ours / baseline, per round.\n`,
   );
-  console.log(markdownTable(['operation', 'ours (ops/s)', 'baseline', 'baseline (ops/s)', 'ratio', 'target'], rows));
+  console.log(
+    markdownTable(
+      ['operation', 'ours (ops/s)', 'baseline', 'baseline (ops/s)', 'ratio', 'rounds', 'target'],
+      rows,
+    ),
+  );
 }
 
 export const odataCodecs: BenchSuite = {
