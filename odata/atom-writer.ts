@@ -17,12 +17,11 @@
 // Namespaces are declared on the document's root element only; entries inside a feed carry no
 // xml:base, inline entries and feeds do (as Olingo). Entries have no author: Olingo writes one
 // only for a syndication mapping (FC_TargetPath), which our models do not have.
-import type { EdmRecord, EdmValue } from './edm.js';
+import type { EdmRecord } from './edm.js';
 import type { ExpandedNavigation, InlineEntry } from './json-writer.js';
-import { formatLiteral } from './literals.js';
+import { encodeSegment, entityPath } from './entity-path.js';
 import type { ModelIndex } from './model-index.js';
 import type { EntitySet } from './model.js';
-import { isEdmPrimitiveType } from './model.js';
 import { NS_ATOM, NS_DATA, NS_METADATA, NS_RELATED, NS_SCHEME } from './namespaces.js';
 import { SerializationError } from './errors.js';
 import { escapeXmlAttribute, escapeXmlText } from './xml-escape.js';
@@ -139,33 +138,6 @@ function entryPieces(ctx: Context, c: CompiledSet): EntryPieces {
 
 const compiled = new WeakMap<ModelIndex, Map<string, CompiledSet>>();
 
-// Olingo's Encoder: everything but RFC 3986 unreserved characters and `'` is percent-encoded.
-const ENCODE_MORE = /[!*()]/g;
-function encodeSegment(text: string): string {
-  return encodeURIComponent(text).replace(ENCODE_MORE, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-}
-
-/** `Set(7)` or `Set(A=1,B='x')` with V2 URI literals, percent-encoded as Olingo does. */
-function entityKeyPath(index: ModelIndex, set: EntitySet): (record: EdmRecord) => string {
-  const type = index.typeOfSet(set);
-  const keys = type.key.map((name) => {
-    const property = index.property(type, name);
-    if (!property || !isEdmPrimitiveType(property.type)) throw new Error(`key ${name} of ${type.fullName} is not primitive`);
-    return { name, type: property.type, prefix: type.key.length > 1 ? `${encodeSegment(name)}=` : '' };
-  });
-  const head = flatString(`${encodeSegment(set.name)}(`);
-  const literal = (record: EdmRecord, key: (typeof keys)[number]): string => {
-    const value = record[key.name];
-    if (value === null || value === undefined) throw new SerializationError(`key property ${key.name} has no value`, key.name);
-    if (key.type === 'Edm.Int32' && Number.isInteger(value)) return String(value);
-    return encodeSegment(formatLiteral(value as EdmValue, key.type));
-  };
-  const [single] = keys;
-  // head + (literal + ')'): a short key and its parenthesis become one flat string.
-  if (single && keys.length === 1) return (record) => head + (literal(record, single) + ')');
-  return (record) => `${head}${keys.map((k) => k.prefix + literal(record, k)).join(',')})`;
-}
-
 function compileSet(index: ModelIndex, set: EntitySet): CompiledSet {
   let sets = compiled.get(index);
   if (!sets) compiled.set(index, (sets = new Map()));
@@ -175,7 +147,7 @@ function compileSet(index: ModelIndex, set: EntitySet): CompiledSet {
   const setName = escapeXmlText(set.name);
   const result: CompiledSet = {
     setName,
-    keyPath: entityKeyPath(index, set),
+    keyPath: entityPath(index, set),
     title: flatString(`<title type="text">${setName}</title>`),
     category: flatString(`<category term="${escapeXmlAttribute(type.fullName)}" scheme="${NS_SCHEME}"/>`),
     editTail: flatString(`" rel="edit" title="${escapeXmlAttribute(type.name)}"/>`),

@@ -4,6 +4,7 @@
 import type { EdmRecord, EdmValue } from './edm.js';
 import { SerializationError } from './errors.js';
 import { isPlainObject } from './json-values.js';
+import { flatString } from './flat-string.js';
 import { formatLiteral } from './literals.js';
 import type { ModelIndex } from './model-index.js';
 import type { EntitySet } from './model.js';
@@ -23,7 +24,7 @@ export function entityPath(index: ModelIndex, set: EntitySet): (record: EdmRecor
     if (!property || !isEdmPrimitiveType(property.type)) throw new Error(`key ${name} of ${type.fullName} is not primitive`);
     return { name, type: property.type, prefix: type.key.length > 1 ? `${encodeSegment(name)}=` : '' };
   });
-  const head = `${encodeSegment(set.name)}(`;
+  const head = flatString(`${encodeSegment(set.name)}(`);
   const literal = (record: EdmRecord, key: (typeof keys)[number]): string => {
     const value = record[key.name];
     if (value === null || value === undefined || isPlainObject(value)) {
@@ -33,6 +34,7 @@ export function entityPath(index: ModelIndex, set: EntitySet): (record: EdmRecor
     return encodeSegment(formatLiteral(value as EdmValue, key.type));
   };
   const [single] = keys;
-  if (single && keys.length === 1) return (record) => `${head}${literal(record, single)})`;
+  // head + (literal + ')'): a short key and its parenthesis become one flat string, one rope node.
+  if (single && keys.length === 1) return (record) => head + (literal(record, single) + ')');
   return (record) => `${head}${keys.map((k) => k.prefix + literal(record, k)).join(',')})`;
 }

@@ -6,14 +6,12 @@
 //   entry  {"d":{"__metadata":{"uri":"...","type":"NS.Type","etag":"..."},"Prop":value,...,
 //               "Nav":{"__deferred":{"uri":".../Nav"}}}}
 //   inline to-one entry object (or null), to-many {"results":[entry,...]}
-import type { EdmRecord, EdmValue } from './edm.js';
+import type { EdmRecord } from './edm.js';
 import type { JsonEncoder } from './json-values.js';
-import { isPlainObject, jsonString, valueEncoder } from './json-values.js';
-import { SerializationError } from './errors.js';
+import { jsonString, valueEncoder } from './json-values.js';
 import type { ModelIndex } from './model-index.js';
 import type { EntitySet } from './model.js';
-import { isEdmPrimitiveType } from './model.js';
-import { formatLiteral } from './literals.js';
+import { encodeSegment, entityPath } from './entity-path.js';
 
 /** An expanded (inline) entry: its record, its etag, and its own expansions. */
 export interface InlineEntry {
@@ -93,7 +91,7 @@ function compileSet(index: ModelIndex, set: EntitySet): CompiledSet {
   if (known) return known;
   const type = index.typeOfSet(set);
   const result: CompiledSet = {
-    keyPath: entityKeyPath(index, set),
+    keyPath: entityPath(index, set),
     typeTail: `","type":${jsonString(type.fullName)}`,
     properties: type.properties.map((p) => ({
       name: p.name,
@@ -140,36 +138,6 @@ function select(c: CompiledSet, paths: readonly string[] | undefined): Selection
     navigations: all ? c.navigations : c.navigations.filter((n) => heads.has(n.name)),
     below: heads,
   };
-}
-
-// Olingo's Encoder (as the Atom writer): everything but RFC 3986 unreserved characters and `'`
-// is percent-encoded, so an entry's JSON uri equals its Atom id.
-const ENCODE_MORE = /[!*()]/g;
-
-function encodeSegment(text: string): string {
-  return encodeURIComponent(text).replace(ENCODE_MORE, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-}
-
-/** `Set(7)` or `Set(A=1,B='x')`: the canonical entity path, percent-encoded for a URI. */
-function entityKeyPath(index: ModelIndex, set: EntitySet): (record: EdmRecord) => string {
-  const type = index.typeOfSet(set);
-  const keys = type.key.map((name) => {
-    const property = index.property(type, name);
-    if (!property || !isEdmPrimitiveType(property.type)) throw new Error(`key ${name} of ${type.fullName} is not primitive`);
-    return { name, type: property.type, prefix: type.key.length > 1 ? `${encodeSegment(name)}=` : '' };
-  });
-  const head = `${encodeSegment(set.name)}(`;
-  const literal = (record: EdmRecord, key: (typeof keys)[number]): string => {
-    const value = record[key.name];
-    if (value === null || value === undefined || isPlainObject(value)) {
-      throw new SerializationError(`key property ${key.name} has no value`, key.name);
-    }
-    if (key.type === 'Edm.Int32' && Number.isInteger(value)) return String(value);
-    return encodeSegment(formatLiteral(value as EdmValue, key.type));
-  };
-  const [single] = keys;
-  if (single && keys.length === 1) return (record) => `${head}${literal(record, single)})`;
-  return (record) => `${head}${keys.map((k) => k.prefix + literal(record, k)).join(',')})`;
 }
 
 function writeEntry(
