@@ -19,21 +19,22 @@ export interface RequestBody {
 
 export async function createEntity<C>(op: Operation<C>, path: PathOf<'collection'>, body: RequestBody): Promise<HandlerResult> {
   const { parts, caller, target } = op;
-  const record = parts.bodyReader.read(path.set, body.contentType, body.text);
-  const values = parts.payloadRules.forCreate(path.type, record);
+  const record = { ...parts.bodyReader.read(path.set, body.contentType, body.text) };
   const last = path.segments[path.segments.length - 1];
   if (last?.navigation !== undefined) {
-    // Created below a parent: the parent's side of the referential constraint is given by the URI.
+    // Created below a parent: the parent's side of the referential constraint is given by the URI
+    // (filled in before the payload rules, so a required foreign key may be left out).
     const parent = await fetchEntity(op, await selectionOf(op, path.segments.slice(0, -1)));
     for (const constraint of constraintsFrom(relationOf(parts.index, last.navigation), parent) ?? []) {
       const implied = constraint.values[0] ?? null;
-      const given = values[constraint.property];
+      const given = record[constraint.property];
       if (given !== undefined && !sameValue(given, implied)) {
         throw new BadRequestError(`${constraint.property} in the payload contradicts the parent entity in the URI`, constraint.property);
       }
-      values[constraint.property] = implied;
+      record[constraint.property] = implied;
     }
   }
+  const values = parts.payloadRules.forCreate(path.type, record);
   const created = await parts.dataSource.create(caller, path.set, values);
   const location = `${target.response.serviceRoot}${parts.entityPath(path.set, created)}`;
   return {
