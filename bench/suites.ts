@@ -2,5 +2,6 @@
 // exporting a BenchSuite, one line here.
 import type { BenchSuite } from './suite.js';
 import { odataCodecs } from './odata-codecs.js';
+import { serviceHttp } from './service-http.js';
 
-export const suites: readonly BenchSuite[] = [odataCodecs];
+export const suites: readonly BenchSuite[] = [odataCodecs, serviceHttp];
