@@ -1,0 +1,17 @@
+// The REST face's documents: the contract itself at /openapi.json (exactly what codegen wrote),
+// and an API reference page at /docs whose "Authorize" dialog offers the contract's security
+// schemes, so a reader can call the API from the page.
+import type { FastifyInstance } from 'fastify';
+import type { OpenAPIV3_1 } from 'openapi-types';
+
+export const OPENAPI_PATH = '/openapi.json';
+export const DOCS_PATH = '/docs';
+
+export function registerDocs(app: FastifyInstance, openapi: OpenAPIV3_1.Document, withPage: boolean): void {
+  const text = JSON.stringify(openapi);
+  app.get(OPENAPI_PATH, (_request, reply) => {
+    reply.header('content-type', 'application/json; charset=utf-8').header('cache-control', 'no-cache').send(text);
+  });
+  if (!withPage) return;
+  // The page itself is registered in docs-page.ts.
+}

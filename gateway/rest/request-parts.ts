@@ -1,0 +1,68 @@
+// What every REST handler reads from its request the same way: who calls (the key, forwarded in
+// the upstream's form; a query-string key refused for writes), the query without the key, and
+// a JSON body in one of the operation's media types.
+import type { FastifyRequest } from 'fastify';
+import type { UpstreamCredentialConfig } from '../config.js';
+import { callerKeyOf, withoutQueryKey } from '../auth/caller-key.js';
+import { upstreamCredential } from '../auth/upstream-credential.js';
+import { InvalidQueryError, MalformedBodyError, QueryKeyForWriteError, UnsupportedMediaTypeError } from '../errors.js';
+import type { FieldError } from '../errors.js';
+import type { CallContext } from '../upstream/odata-upstream.js';
+
+export type Intent = 'read' | 'write';
+
+function queryObject(request: FastifyRequest): Readonly<Record<string, unknown>> {
+  const query = request.query;
+  return typeof query === 'object' && query !== null ? (query as Record<string, unknown>) : {};
+}
+
+export function callContextOf(request: FastifyRequest, intent: Intent, config: UpstreamCredentialConfig): CallContext {
+  const caller = callerKeyOf(request.headers, queryObject(request));
+  if (caller?.form === 'query' && intent === 'write') throw new QueryKeyForWriteError();
+  return { credential: upstreamCredential(caller?.key, config), requestId: request.id };
+}
+
+/** A fresh copy of the query parameters without the ApiKey (validators coerce in place). */
+export function queryOf(request: FastifyRequest): Record<string, unknown> {
+  return withoutQueryKey(queryObject(request));
+}
+
+/** A 400 for query parameters an operation without options does not take. */
+export function refuseUnknownParameters(query: Readonly<Record<string, unknown>>, allowed: readonly string[]): void {
+  const errors: FieldError[] = Object.keys(query)
+    .filter((name) => !allowed.includes(name))
+    .map((name) => ({ pointer: `/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`, detail: `query parameter '${name}' is not allowed here` }));
+  if (errors.length > 0) throw new InvalidQueryError((errors[0] as FieldError).detail, errors);
+}
+
+/**
+ * The `select` and `expand` of an operation on one entity (the only options it takes), each a
+ * single string; anything else is a 400 naming the parameter.
+ */
+export function entityOptionsOf(request: FastifyRequest): { select?: string; expand?: string } {
+  const query = queryOf(request);
+  refuseUnknownParameters(query, ['select', 'expand']);
+  const errors: FieldError[] = [];
+  for (const name of ['select', 'expand'] as const) {
+    if (query[name] !== undefined && typeof query[name] !== 'string') errors.push({ pointer: `/${name}`, detail: `'${name}' must be given once` });
+  }
+  if (errors.length > 0) throw new InvalidQueryError((errors[0] as FieldError).detail, errors);
+  return query as { select?: string; expand?: string };
+}
+
+/** `application/json; charset=utf-8` -> `application/json`. */
+export function mediaTypeOf(contentType: string | undefined): string | undefined {
+  if (contentType === undefined) return undefined;
+  const semicolon = contentType.indexOf(';');
+  return (semicolon < 0 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
+}
+
+/** The parsed JSON body, sent in one of `mediaTypes`. */
+export function jsonBodyOf(request: FastifyRequest, mediaTypes: readonly string[]): unknown {
+  const mediaType = mediaTypeOf(request.headers['content-type']);
+  if (mediaType === undefined || request.body === undefined) throw new MalformedBodyError(`this operation needs a body (${mediaTypes.join(' or ')})`);
+  if (!mediaTypes.includes(mediaType)) {
+    throw new UnsupportedMediaTypeError(`this operation reads ${mediaTypes.join(' or ')}, not ${mediaType.slice(0, 100)}`);
+  }
+  return request.body;
+}

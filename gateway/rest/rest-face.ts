@@ -1,0 +1,51 @@
+// The REST face: one route per operation of the model's REST surface (codegen/rest-surface.ts,
+// the same description openapi.json and client.ts are emitted from), so the routes, the document
+// and the client cannot disagree. Registered inside a plugin prefixed with the contract's base path.
+import type { FastifyInstance } from 'fastify';
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { describeRestSurface } from '../../codegen/rest-surface.js';
+import type { GatewayParts } from '../features.js';
+import type { UpstreamClient } from '../upstream/upstream-client.js';
+import { createAtomCodec } from '../upstream/atom-codec.js';
+import { createJsonCodec } from '../upstream/json-codec.js';
+import { ODataUpstream } from '../upstream/odata-upstream.js';
+import { CursorCodec } from './cursor.js';
+import { EntityShapes } from './entity-shapes.js';
+import { registerFunctionRoute } from './function-routes.js';
+import { MERGE_PATCH_MEDIA_TYPE } from './media-types.js';
+import { registerNavigationRoutes } from './navigation-routes.js';
+import type { RestContext } from './rest-context.js';
+import { registerSetRoutes } from './set-routes.js';
+
+
+/** `/api/v1`: the path of the contract's first server. */
+export function restBasePath(openapi: OpenAPIV3_1.Document): string {
+  const url = openapi.servers?.[0]?.url ?? '/api/v1';
+  const path = /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? new URL(url).pathname : url;
+  return path.replace(/\/+$/, '');
+}
+
+export function registerRestFace(face: FastifyInstance, parts: GatewayParts, client: UpstreamClient): void {
+  const { config, artefacts, index } = parts;
+  const codec = config.upstream.format === 'atom' ? createAtomCodec(index) : createJsonCodec(index);
+  const ctx: RestContext = {
+    index,
+    upstream: new ODataUpstream(client, codec, config.upstream.updateMethod),
+    shapes: new EntityShapes(index),
+    validators: artefacts.validators,
+    cursors: new CursorCodec(config.cursorSecret),
+    credential: config.upstream.credential,
+    versionProperty: config.etagProperty,
+    limits: config.queryLimits,
+    basePath: restBasePath(artefacts.openapi),
+  };
+  // A JSON merge patch is JSON; Fastify refuses every other media type with a 415.
+  face.addContentTypeParser(MERGE_PATCH_MEDIA_TYPE, { parseAs: 'string' }, face.getDefaultJsonParser('error', 'error'));
+
+  const surface = describeRestSurface(artefacts.model);
+  for (const resource of surface.sets) {
+    registerSetRoutes(face, ctx, resource);
+    registerNavigationRoutes(face, ctx, resource);
+  }
+  for (const fn of surface.functions) registerFunctionRoute(face, ctx, fn);
+}

@@ -1,0 +1,122 @@
+// The OData requests the REST face makes, in Edm terms: read a feed or an entry, create, update,
+// delete, call a function import. Builds each request (Accept, Content-Type, the forwarded
+// credential), sends it through the one upstream client, and reads the answer with the profile's
+// codec; an error answer becomes the upstream's problem, an unreadable one a 502.
+import type { EdmRecord } from '../../odata/edm.js';
+import { ODataError } from '../../odata/errors.js';
+import type { EntitySet, FunctionImport } from '../../odata/model.js';
+import type { ForwardedCredential } from '../auth/upstream-credential.js';
+import type { UpdateMethod } from '../config.js';
+import { BadGatewayError } from '../errors.js';
+import type { FunctionValue, ODataCodec, UpstreamEntry, UpstreamFeed } from './odata-codec.js';
+import type { UpstreamClient, UpstreamMethod, UpstreamResponse } from './upstream-client.js';
+import { headerOf } from './upstream-client.js';
+import { upstreamError } from './upstream-errors.js';
+
+/** Who the request is for, and how it may be made conditional. */
+export interface CallContext {
+  readonly credential: ForwardedCredential;
+  /** `If-Match` to send along (only an ETag the upstream itself wrote). */
+  readonly ifMatch?: string;
+  /** The gateway request's id, sent as X-Request-Id so both logs tell of one request. */
+  readonly requestId?: string;
+}
+
+interface Call {
+  readonly method: UpstreamMethod;
+  readonly path: string;
+  readonly query?: string;
+  readonly body?: string;
+}
+
+const USER_AGENT = 'timegate-gateway';
+
+export class ODataUpstream {
+  private readonly updateMethod: UpstreamMethod;
+
+  constructor(
+    private readonly client: UpstreamClient,
+    private readonly codec: ODataCodec,
+    updateMethod: UpdateMethod,
+  ) {
+    this.updateMethod = updateMethod === 'patch' ? 'PATCH' : 'MERGE';
+  }
+
+  async feed(set: EntitySet, path: string, query: string, context: CallContext): Promise<UpstreamFeed> {
+    const response = await this.send({ method: 'GET', path, query }, context);
+    return this.read(() => this.codec.feed(set, response.body));
+  }
+
+  /** One entity; `etag` is the upstream's, from the entry or the ETag header. */
+  async entry(set: EntitySet, path: string, query: string, context: CallContext): Promise<UpstreamEntry> {
+    const response = await this.send({ method: 'GET', path, query }, context);
+    return this.entryOf(set, response);
+  }
+
+  async create(set: EntitySet, path: string, record: EdmRecord, context: CallContext): Promise<UpstreamEntry> {
+    const response = await this.send({ method: 'POST', path, body: this.codec.entityBody(set, record) }, context);
+    return this.entryOf(set, response);
+  }
+
+  async update(set: EntitySet, path: string, record: EdmRecord, context: CallContext): Promise<void> {
+    await this.send({ method: this.updateMethod, path, body: this.codec.entityBody(set, record) }, context);
+  }
+
+  async remove(path: string, context: CallContext): Promise<void> {
+    await this.send({ method: 'DELETE', path }, context);
+  }
+
+  /** A function import returning entities of `set` (one entry, or a feed for a collection). */
+  async invokeForEntities(fn: FunctionImport, set: EntitySet, query: string, context: CallContext): Promise<UpstreamEntry | UpstreamFeed> {
+    const response = await this.send({ method: fn.httpMethod, path: fn.name, query }, context);
+    if (fn.returnType?.startsWith('Collection(')) return this.read(() => this.codec.feed(set, response.body));
+    return this.entryOf(set, response);
+  }
+
+  /** A function import returning complex or primitive values, or nothing. */
+  async invokeForValue(fn: FunctionImport, query: string, context: CallContext): Promise<FunctionValue | undefined> {
+    const response = await this.send({ method: fn.httpMethod, path: fn.name, query }, context);
+    if (fn.returnType === undefined || response.status === 204) return undefined;
+    return this.read(() => this.codec.functionValue(fn, response.body));
+  }
+
+  private entryOf(set: EntitySet, response: UpstreamResponse): UpstreamEntry {
+    const entry = this.read(() => this.codec.entry(set, response.body));
+    const etag = entry.etag ?? headerOf(response, 'etag');
+    return etag === undefined || entry.etag !== undefined ? entry : { ...entry, etag };
+  }
+
+  private async send(call: Call, context: CallContext): Promise<UpstreamResponse> {
+    const headers: Record<string, string> = {
+      accept: this.codec.accept,
+      'maxdataserviceversion': '2.0',
+      'user-agent': USER_AGENT,
+      ...context.credential.headers,
+    };
+    if (call.body !== undefined) headers['content-type'] = this.codec.contentType;
+    if (context.ifMatch !== undefined) headers['if-match'] = context.ifMatch;
+    if (context.requestId !== undefined) headers['x-request-id'] = context.requestId;
+    const extra = context.credential.query;
+    const query = call.query ?? '';
+    const response = await this.client.send({
+      method: call.method,
+      path: call.path,
+      query: extra === '' ? query : query === '' ? extra : `${query}&${extra}`,
+      headers,
+      ...(call.body === undefined ? {} : { body: call.body }),
+    });
+    if (response.status >= 400) throw upstreamError(response);
+    if (response.status >= 300) throw new BadGatewayError(`the upstream OData service answered ${response.status}, which the gateway does not follow`);
+    return response;
+  }
+
+  /** Reads a document; one the odata/ readers refuse is the upstream's fault, not the client's. */
+  private read<T>(reader: () => T): T {
+    try {
+      return reader();
+    } catch (error) {
+      if (error instanceof ODataError) throw new BadGatewayError(`the upstream's answer cannot be read: ${error.message}`);
+      throw error;
+    }
+  }
+}
