@@ -49,7 +49,7 @@ describe.each(testDatabases)('write permissions on $name', (kind) => {
   describe.each(FORMATS)('answered in %s', (format: Format) => {
     describe('a standard user and master data', () => {
       it.each(['Projects', 'Clients', 'Tasks'])('creating %s is a 403 in German', async (set) => {
-        const properties = set === 'Tasks' ? { Description: 'Verboten' } : { Name: 'Verboten' };
+        const properties: Record<string, string> = set === 'Tasks' ? { Description: 'Verboten' } : { Name: 'Verboten' };
         const message = await refused(() => jana.send('POST', `/${set}`, payload(format, properties), { format }), 403, format);
         expect(message).toMatch(/^Nur Administratoren dürfen \S+ anlegen, ändern oder löschen\.$/);
       });
