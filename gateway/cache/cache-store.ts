@@ -1,0 +1,56 @@
+// The read cache's storage behind one small interface (as undici's cache/ stores and
+// @fastify/rate-limit's store/): memory-store.ts (one process, lru-cache) and redis-store.ts
+// (shared by every gateway instance), chosen once at start-up by create-cache-store.ts.
+//
+// Invalidation is by generation counters, one per entity set and global across credentials and
+// accounts (over-invalidating another account is safe; missing one is not). A write bumps the
+// counters of the sets it outdates; an entry remembers the counters it was filled under, read
+// BEFORE its upstream request, so a write racing with the fill still outdates it. A lookup reads
+// the entry and the current counters together (one round trip on Redis), so a write through any
+// instance is seen by the next read through every instance.
+
+/** One stored response, with what the cache needs to judge it. */
+export interface StoredResponse {
+  readonly status: number;
+  /** Lower-case names; hop-by-hop and per-response headers are not stored. */
+  readonly headers: ReadonlyArray<readonly [string, string]>;
+  readonly body: Buffer;
+  /** ms since the epoch */
+  readonly storedAt: number;
+  readonly freshUntil: number;
+  /** Until when it may still be served when the upstream fails (stale-if-error). */
+  readonly staleUntil: number;
+  /** The dependency counters it was filled under, aligned with the lookup's `sets`. */
+  readonly generations: readonly number[];
+}
+
+export interface CacheLookup {
+  readonly entry: StoredResponse | undefined;
+  /** The current counters of the sets asked for, in the same order. */
+  readonly generations: readonly number[];
+}
+
+export interface CacheStore {
+  /** The entry under `key` (if any) and the current counters of `sets`, read together. */
+  lookup(key: string, sets: readonly string[]): Promise<CacheLookup>;
+  /** Stores `entry`, kept for `ttlMs` (its freshness plus the stale-if-error window). */
+  store(key: string, entry: StoredResponse, ttlMs: number): Promise<void>;
+  /** Outdates every entry that depends on one of `sets`. */
+  invalidate(sets: readonly string[]): Promise<void>;
+  /**
+   * Claims the right to fill `key` from the upstream for `ms` (true), or learns that another
+   * instance holds it (false). In-process stores always grant it: coalescing within one process
+   * is done by the cache layer itself.
+   */
+  claimFill(key: string, ms: number): Promise<boolean>;
+  /** Gives the claim up once the entry is stored (or will not be). */
+  releaseFill(key: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Whether an entry filled under `entry.generations` is still current. */
+export function isCurrent(entry: StoredResponse, generations: readonly number[]): boolean {
+  if (entry.generations.length !== generations.length) return false;
+  for (let i = 0; i < generations.length; i++) if (entry.generations[i] !== generations[i]) return false;
+  return true;
+}

@@ -1,0 +1,51 @@
+// The in-process cache store (the default): an LRU bounded by bytes, and generation counters in a
+// Map. Nothing is shared with other gateway instances; use redis-store.ts for several.
+import { LRUCache } from 'lru-cache';
+import type { CacheLookup, CacheStore, StoredResponse } from './cache-store.js';
+
+/** What an entry costs beyond its body: headers and bookkeeping, roughly. */
+const ENTRY_OVERHEAD_BYTES = 512;
+
+export class MemoryCacheStore implements CacheStore {
+  readonly #entries: LRUCache<string, StoredResponse>;
+  readonly #generations = new Map<string, number>();
+
+  constructor(maxBytes: number) {
+    this.#entries = new LRUCache<string, StoredResponse>({
+      maxSize: maxBytes,
+      sizeCalculation: (entry) => entry.body.length + ENTRY_OVERHEAD_BYTES,
+      // Every entry is set with its own ttl; expired ones are dropped when touched.
+      ttl: 1,
+      ttlAutopurge: false,
+      allowStale: false,
+    });
+  }
+
+  lookup(key: string, sets: readonly string[]): Promise<CacheLookup> {
+    const generations = sets.map((set) => this.#generations.get(set) ?? 0);
+    return Promise.resolve({ entry: this.#entries.get(key), generations });
+  }
+
+  store(key: string, entry: StoredResponse, ttlMs: number): Promise<void> {
+    this.#entries.set(key, entry, { ttl: Math.max(1, ttlMs) });
+    return Promise.resolve();
+  }
+
+  invalidate(sets: readonly string[]): Promise<void> {
+    for (const set of sets) this.#generations.set(set, (this.#generations.get(set) ?? 0) + 1);
+    return Promise.resolve();
+  }
+
+  claimFill(): Promise<boolean> {
+    return Promise.resolve(true);
+  }
+
+  releaseFill(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    this.#entries.clear();
+    return Promise.resolve();
+  }
+}

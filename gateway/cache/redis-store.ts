@@ -1,0 +1,78 @@
+// The cache store shared by every gateway instance: entries and generation counters in Redis.
+// A lookup is one MGET of the entry and its counters, so invalidation by a write through any
+// instance is seen by the next read through any other. An entry is one binary value: a 4-byte
+// length, the JSON of its head (status, headers, times, counters), then the body bytes as is.
+import type { Redis } from 'ioredis';
+import type { CacheLookup, CacheStore, StoredResponse } from './cache-store.js';
+
+type StoredHead = Omit<StoredResponse, 'body'>;
+
+export function encodeEntry(entry: StoredResponse): Buffer {
+  const { body, ...head } = entry;
+  const headBytes = Buffer.from(JSON.stringify(head));
+  const length = Buffer.allocUnsafe(4);
+  length.writeUInt32BE(headBytes.length, 0);
+  return Buffer.concat([length, headBytes, body]);
+}
+
+export function decodeEntry(bytes: Buffer): StoredResponse | undefined {
+  if (bytes.length < 4) return undefined;
+  const headLength = bytes.readUInt32BE(0);
+  if (4 + headLength > bytes.length) return undefined;
+  try {
+    const head = JSON.parse(bytes.subarray(4, 4 + headLength).toString('utf8')) as StoredHead;
+    return { ...head, body: bytes.subarray(4 + headLength) };
+  } catch {
+    // Written by another version, or damaged: a miss, not a failure.
+    return undefined;
+  }
+}
+
+export class RedisCacheStore implements CacheStore {
+  readonly #redis: Redis;
+  readonly #prefix: string;
+  readonly #ownsConnection: boolean;
+
+  constructor(redis: Redis, keyPrefix: string, ownsConnection: boolean) {
+    this.#redis = redis;
+    this.#prefix = `${keyPrefix}cache:`;
+    this.#ownsConnection = ownsConnection;
+  }
+
+  async lookup(key: string, sets: readonly string[]): Promise<CacheLookup> {
+    const values = await this.#redis.mgetBuffer(this.#prefix + 'e:' + key, ...sets.map((set) => this.#generationKey(set)));
+    const [entryBytes, ...counters] = values;
+    return {
+      entry: entryBytes == null ? undefined : decodeEntry(entryBytes),
+      generations: counters.map((value) => (value == null ? 0 : Number(value.toString()))),
+    };
+  }
+
+  async store(key: string, entry: StoredResponse, ttlMs: number): Promise<void> {
+    await this.#redis.set(this.#prefix + 'e:' + key, encodeEntry(entry), 'PX', Math.max(1, Math.ceil(ttlMs)));
+  }
+
+  async invalidate(sets: readonly string[]): Promise<void> {
+    if (sets.length === 0) return;
+    const batch = this.#redis.multi();
+    for (const set of sets) batch.incr(this.#generationKey(set));
+    await batch.exec();
+  }
+
+  async claimFill(key: string, ms: number): Promise<boolean> {
+    const answer = await this.#redis.set(this.#prefix + 'f:' + key, '1', 'PX', Math.max(1, Math.ceil(ms)), 'NX');
+    return answer === 'OK';
+  }
+
+  async releaseFill(key: string): Promise<void> {
+    await this.#redis.del(this.#prefix + 'f:' + key);
+  }
+
+  async close(): Promise<void> {
+    if (this.#ownsConnection) await this.#redis.quit();
+  }
+
+  #generationKey(set: string): string {
+    return `${this.#prefix}g:${set}`;
+  }
+}
