@@ -14,6 +14,8 @@ export interface AnsweredRequest {
   readonly method: string;
   readonly url: string;
   readonly status: number;
+  /** The request headers as the service received them (to prove what a gateway forwarded). */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
 }
 
 export interface TestService {
@@ -52,7 +54,7 @@ export async function startTestService(kind: TestDatabaseKind, config: Partial<S
       requests++;
     });
     app.addHook('onResponse', async (request, reply) => {
-      answered.push({ method: request.method, url: request.url, status: reply.statusCode });
+      answered.push({ method: request.method, url: request.url, status: reply.statusCode, headers: { ...request.headers } });
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
