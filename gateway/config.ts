@@ -1,6 +1,12 @@
 // The gateway's configuration: read once at the edge (CLI flags, later a config file) and passed
 // in, so no module below reads process.env or argv itself.
 import type { QueryLimits } from '../odata/limits.js';
+import type { CacheConfig } from './cache/cache-config.js';
+import { DEFAULT_CACHE_CONFIG } from './cache/cache-config.js';
+import type { RedisConfig } from './cache/redis-connection.js';
+import { DEFAULT_REDIS_CONFIG } from './cache/redis-connection.js';
+import type { RateLimitConfig } from './limits/rate-limit-config.js';
+import { DEFAULT_RATE_LIMIT_CONFIG } from './limits/rate-limit-config.js';
 
 /** How the upstream's documents are read and its request bodies written. */
 export type UpstreamFormat = 'json' | 'atom';
@@ -57,6 +63,12 @@ export interface GatewayConfig {
   readonly logLevel: string;
   /** Limits on `filter`, `orderBy`, `expand` (odata/ defaults when absent). */
   readonly queryLimits: Partial<QueryLimits>;
+  /** The read cache (gateway/cache/). */
+  readonly cache: CacheConfig;
+  /** Rate limits and the upstream concurrency cap (gateway/limits/). */
+  readonly rateLimit: RateLimitConfig;
+  /** Shared state of several gateway instances (cache, rate-limit counters); no URL = in-process. */
+  readonly redis: RedisConfig;
 }
 
 export const DEFAULT_UPSTREAM_CONFIG: Omit<UpstreamConfig, 'url'> = {
@@ -80,18 +92,27 @@ export const DEFAULT_GATEWAY_CONFIG: Omit<GatewayConfig, 'upstream'> = {
   docs: true,
   logLevel: 'info',
   queryLimits: {},
+  cache: DEFAULT_CACHE_CONFIG,
+  rateLimit: DEFAULT_RATE_LIMIT_CONFIG,
+  redis: DEFAULT_REDIS_CONFIG,
 };
 
-export interface GatewayConfigInput extends Partial<Omit<GatewayConfig, 'upstream'>> {
+export interface GatewayConfigInput extends Partial<Omit<GatewayConfig, 'upstream' | 'cache' | 'rateLimit' | 'redis'>> {
   readonly upstream: Partial<UpstreamConfig> & { readonly url: string };
+  readonly cache?: Partial<CacheConfig>;
+  readonly rateLimit?: Partial<RateLimitConfig>;
+  readonly redis?: Partial<RedisConfig>;
 }
 
 /** A whole configuration from what was given; the rest are defaults. */
 export function gatewayConfig(input: GatewayConfigInput): GatewayConfig {
-  const { upstream, ...rest } = input;
+  const { upstream, cache, rateLimit, redis, ...rest } = input;
   return {
     ...DEFAULT_GATEWAY_CONFIG,
     ...rest,
+    cache: { ...DEFAULT_CACHE_CONFIG, ...cache },
+    rateLimit: { ...DEFAULT_RATE_LIMIT_CONFIG, ...rateLimit },
+    redis: { ...DEFAULT_REDIS_CONFIG, ...redis },
     upstream: {
       ...DEFAULT_UPSTREAM_CONFIG,
       ...upstream,
