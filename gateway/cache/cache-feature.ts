@@ -1,0 +1,72 @@
+// The read cache as an edge feature of the gateway (features.ts): its store chosen once from the
+// configuration (Redis when a URL is given, else memory), its hooks on the root instance.
+import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { GatewayFeature, GatewayParts } from '../features.js';
+import type { CacheMetrics } from '../ops/metrics.js';
+import { NO_METRICS } from '../ops/metrics.js';
+import { restBasePath } from '../rest/rest-face.js';
+import type { CacheStore } from './cache-store.js';
+import { MemoryCacheStore } from './memory-store.js';
+import { registerReadCache } from './read-cache.js';
+import { openRedis } from './redis-connection.js';
+import { RedisCacheStore } from './redis-store.js';
+import { DEFAULT_FACE_PATHS, createResourceClassifier } from './request-resources.js';
+
+export interface CacheFeatureOptions {
+  readonly metrics?: CacheMetrics;
+  /** Where the passthrough face is mounted (default `/V1/Api.svc`). */
+  readonly odataBasePath?: string;
+}
+
+/** The classifier of the gateway's model and faces. */
+export function classifierOf(parts: GatewayParts, odataBasePath = DEFAULT_FACE_PATHS.odataBasePath) {
+  return createResourceClassifier(parts.artefacts.model, { restBasePath: restBasePath(parts.artefacts.openapi), odataBasePath });
+}
+
+/**
+ * A store whose connection is opened when the gateway gets ready and closed with it. Until then
+ * lookups fail, which the cache treats as "no cache" (never as a failed request).
+ */
+export function storeOnRedis(app: FastifyInstance, url: string, keyPrefix: string, commandTimeoutMs: number): CacheStore {
+  let redis: Redis | undefined;
+  const pending: { store?: CacheStore } = {};
+  app.addHook('onReady', async () => {
+    redis = await openRedis(url, commandTimeoutMs);
+    pending.store = new RedisCacheStore(redis, keyPrefix, true);
+  });
+  app.addHook('onClose', async () => {
+    await pending.store?.close();
+  });
+  const current = (): CacheStore => {
+    if (pending.store === undefined) throw new Error('the cache store is not connected yet');
+    return pending.store;
+  };
+  return {
+    lookup: (key, sets) => current().lookup(key, sets),
+    store: (key, entry, ttlMs) => current().store(key, entry, ttlMs),
+    invalidate: (sets) => current().invalidate(sets),
+    claimFill: (key, ms) => current().claimFill(key, ms),
+    releaseFill: (key) => current().releaseFill(key),
+    close: () => current().close(),
+  };
+}
+
+export function cacheFeature(options: CacheFeatureOptions = {}): GatewayFeature {
+  return {
+    name: 'cache',
+    register(app, parts) {
+      const { cache, redis } = parts.config;
+      if (!cache.enabled) return;
+      const store = redis.url === undefined
+        ? new MemoryCacheStore(cache.maxMemoryBytes)
+        : storeOnRedis(app, redis.url, redis.keyPrefix, redis.commandTimeoutMs);
+      registerReadCache(app, {
+        config: cache,
+        store,
+        classify: classifierOf(parts, options.odataBasePath),
+        metrics: options.metrics ?? NO_METRICS,
+      });
+    },
+  };
+}

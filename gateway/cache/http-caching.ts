@@ -1,0 +1,154 @@
+// The HTTP caching rules the read cache applies (RFC 9111, RFC 5861, RFC 9110 §13), as pure
+// functions of headers: what the client allows, whether a response may be stored and for how
+// long, which headers are kept with it, and conditional requests against a stored entry.
+
+type Headers = Readonly<Record<string, string | string[] | number | undefined>>;
+
+export interface RequestDirectives {
+  /** `no-cache`, `max-age=0` or `Pragma: no-cache`: go to the upstream, store the answer. */
+  readonly mustRevalidate: boolean;
+  /** `no-store`: neither answer from nor store into the cache. */
+  readonly noStore: boolean;
+}
+
+function text(value: string | string[] | number | undefined): string {
+  if (value === undefined) return '';
+  return Array.isArray(value) ? value.join(',') : String(value);
+}
+
+function directives(header: string): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const part of header.split(',')) {
+    const eq = part.indexOf('=');
+    const name = (eq < 0 ? part : part.slice(0, eq)).trim().toLowerCase();
+    if (name !== '') found.set(name, eq < 0 ? '' : part.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1'));
+  }
+  return found;
+}
+
+const NONE: RequestDirectives = { mustRevalidate: false, noStore: false };
+
+export function requestDirectives(headers: Headers): RequestDirectives {
+  const cacheControl = text(headers['cache-control']);
+  const pragma = text(headers.pragma);
+  if (cacheControl === '' && pragma === '') return NONE;
+  const found = directives(cacheControl);
+  return {
+    mustRevalidate: found.has('no-cache') || found.get('max-age') === '0' || (cacheControl === '' && /no-cache/i.test(pragma)),
+    noStore: found.has('no-store'),
+  };
+}
+
+/**
+ * How many seconds a response may be stored fresh: `ttlSeconds` from configuration, shortened by
+ * the upstream's own `s-maxage`/`max-age`; undefined when it must not be stored at all (not a 200,
+ * `no-store`, `no-cache`, a `Set-Cookie`, `Vary: *`). `private` responses are stored, because
+ * every entry is private to its credential's partition anyway.
+ */
+export function storableSeconds(status: number, headers: Headers, ttlSeconds: number): number | undefined {
+  if (status !== 200 || ttlSeconds <= 0) return undefined;
+  if (headers['set-cookie'] !== undefined) return undefined;
+  if (!variesOnlyOnKeyHeaders(text(headers.vary))) return undefined;
+  const cacheControl = text(headers['cache-control']);
+  if (cacheControl === '') return ttlSeconds;
+  const found = directives(cacheControl);
+  if (found.has('no-store') || found.has('no-cache')) return undefined;
+  const upstreamAge = Number(found.get('s-maxage') ?? found.get('max-age'));
+  if (Number.isFinite(upstreamAge) && upstreamAge >= 0) return upstreamAge === 0 ? undefined : Math.min(ttlSeconds, upstreamAge);
+  return ttlSeconds;
+}
+
+/**
+ * The request headers that choose a representation, so they are part of every cache key: the
+ * format (`Accept`; `$format` is in the query), the JSON shape of OData V2
+ * (`MaxDataServiceVersion`), and the host and scheme the response's absolute URIs are written for.
+ */
+export const KEY_HEADERS = [
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'maxdataserviceversion',
+  'dataserviceversion',
+  'host',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-forwarded-prefix',
+] as const;
+
+/** A response that varies on a header outside the key (or on `*`) cannot be replayed safely. */
+function variesOnlyOnKeyHeaders(vary: string): boolean {
+  if (vary === '') return true;
+  return vary.split(',').every((name) => (KEY_HEADERS as readonly string[]).includes(name.trim().toLowerCase()));
+}
+
+/** Headers that belong to one response or one connection, never replayed from the cache. */
+const NOT_STORED = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-authenticate',
+  'proxy-connection',
+  'date',
+  'content-length',
+  'set-cookie',
+  'age',
+  'x-cache',
+  'x-request-id',
+  'retry-after',
+  'ratelimit',
+  'ratelimit-policy',
+]);
+
+export function storedHeaders(headers: Headers): Array<[string, string]> {
+  const kept: Array<[string, string]> = [];
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (value === undefined || NOT_STORED.has(lower)) continue;
+    kept.push([lower, text(value)]);
+  }
+  return kept;
+}
+
+/** Headers a stored response replaces when it is served instead of an error. */
+export const REPLACED_BY_STORED = ['content-type', 'content-length', 'content-encoding', 'content-language', 'etag', 'last-modified', 'cache-control', 'location', 'vary', 'www-authenticate'];
+
+/** An entity tag without its weakness marker (If-None-Match compares weakly, RFC 9110 §13.1.2). */
+function opaqueTag(tag: string): string {
+  const trimmed = tag.trim();
+  return trimmed.startsWith('W/') ? trimmed.slice(2) : trimmed;
+}
+
+export interface Conditional {
+  readonly ifNoneMatch: string | undefined;
+  readonly ifModifiedSince: string | undefined;
+}
+
+export function conditionalOf(headers: Headers): Conditional | undefined {
+  const ifNoneMatch = text(headers['if-none-match']);
+  const ifModifiedSince = text(headers['if-modified-since']);
+  if (ifNoneMatch === '' && ifModifiedSince === '') return undefined;
+  return { ifNoneMatch: ifNoneMatch || undefined, ifModifiedSince: ifModifiedSince || undefined };
+}
+
+/** Whether a response with these validators answers the condition with 304 Not Modified. */
+export function isNotModified(conditional: Conditional, etag: string | undefined, lastModified: string | undefined): boolean {
+  if (conditional.ifNoneMatch !== undefined) {
+    // If-Modified-Since is ignored when If-None-Match is present (RFC 9110 §13.1.3).
+    if (etag === undefined) return false;
+    if (conditional.ifNoneMatch.trim() === '*') return true;
+    const wanted = opaqueTag(etag);
+    return conditional.ifNoneMatch.split(',').some((tag) => opaqueTag(tag) === wanted);
+  }
+  if (conditional.ifModifiedSince === undefined || lastModified === undefined) return false;
+  const since = Date.parse(conditional.ifModifiedSince);
+  const modified = Date.parse(lastModified);
+  return Number.isFinite(since) && Number.isFinite(modified) && modified <= since;
+}
+
+export function headerOf(headers: ReadonlyArray<readonly [string, string]>, name: string): string | undefined {
+  for (const [key, value] of headers) if (key === name) return value;
+  return undefined;
+}
