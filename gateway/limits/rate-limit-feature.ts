@@ -1,0 +1,55 @@
+// Rate limits and the concurrency cap as an edge feature of the gateway (features.ts): counters
+// in Redis when a URL is given (exact across instances), else in memory.
+import type { Redis } from 'ioredis';
+import { classifierOf } from '../cache/cache-feature.js';
+import { openRedis } from '../cache/redis-connection.js';
+import type { GatewayFeature } from '../features.js';
+import type { RateLimitMetrics } from '../ops/metrics.js';
+import { NO_METRICS } from '../ops/metrics.js';
+import type { CounterStore } from './counter-store.js';
+import { MemoryCounterStore } from './memory-counter-store.js';
+import { registerRateLimiter } from './rate-limiter.js';
+import { RedisCounterStore } from './redis-counter-store.js';
+
+export interface RateLimitFeatureOptions {
+  readonly metrics?: RateLimitMetrics;
+  readonly odataBasePath?: string;
+}
+
+export function rateLimitFeature(options: RateLimitFeatureOptions = {}): GatewayFeature {
+  return {
+    name: 'rate-limit',
+    register(app, parts) {
+      const { rateLimit, redis } = parts.config;
+      let counters: CounterStore = new MemoryCounterStore();
+      if (redis.url !== undefined) {
+        const url = redis.url;
+        let client: Redis | undefined;
+        const shared: { store?: CounterStore } = {};
+        app.addHook('onReady', async () => {
+          client = await openRedis(url, redis.commandTimeoutMs);
+          shared.store = new RedisCounterStore(client, redis.keyPrefix);
+        });
+        app.addHook('onClose', async () => {
+          await client?.quit();
+        });
+        counters = {
+          hit: (key, windowMs) => {
+            if (shared.store === undefined) return Promise.reject(new Error('the rate-limit counters are not connected yet'));
+            return shared.store.hit(key, windowMs);
+          },
+          close: () => Promise.resolve(),
+        };
+      } else {
+        const local = counters;
+        app.addHook('onClose', () => local.close());
+      }
+      registerRateLimiter(app, {
+        config: rateLimit,
+        counters,
+        classify: classifierOf(parts, options.odataBasePath),
+        metrics: options.metrics ?? NO_METRICS,
+      });
+    },
+  };
+}

@@ -1,0 +1,101 @@
+// Rate limits and the upstream concurrency cap, as hooks on the root instance (both faces):
+//
+//   onRequest   counts the request against its budget: per key (a hash of it, never the key) and
+//               route class, or per client IP when it carries no key; over budget → 429 with
+//               Retry-After; every limited response carries RateLimit-Policy and RateLimit.
+//   preHandler  takes one of the caller's upstream slots (cache hits, answered in onRequest,
+//               never get here), queued or refused beyond the cap; given back when the
+//               response is finished or the connection closes.
+//
+// Register it before the read cache, so that cache hits count against the budget too.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { credentialPartition } from '../cache/credential-hash.js';
+import type { ResourceClassifier } from '../cache/request-resources.js';
+import type { RateLimitMetrics } from '../ops/metrics.js';
+import { ConcurrencyCap } from './concurrency-cap.js';
+import type { CounterStore, WindowCount } from './counter-store.js';
+import { ConcurrencyLimitedError, RateLimitedError } from './limit-errors.js';
+import type { RateLimit, RateLimitConfig } from './rate-limit-config.js';
+import { policyField, rateLimitField, resetSeconds } from './rate-limit-headers.js';
+import { sendRefusal } from './refusal.js';
+
+export interface RateLimiterOptions {
+  readonly config: RateLimitConfig;
+  readonly counters: CounterStore;
+  readonly classify: ResourceClassifier;
+  readonly metrics: RateLimitMetrics;
+  /** Lower-case header names that carry the caller's key (X-ServiceApiKey and aliases). */
+  readonly keyHeaders?: readonly string[];
+}
+
+interface Budget {
+  /** The policy's name in the headers, and its counter's. */
+  readonly name: string;
+  readonly limit: RateLimit;
+}
+
+const ANONYMOUS_POLICY = 'anonymous';
+const DEFAULT_POLICY = 'default';
+
+/** Who a request counts for: its key's hash, else its client address. */
+function callerOf(request: FastifyRequest, keyHeaders: readonly string[] | undefined): { readonly id: string; readonly hasKey: boolean } {
+  const partition = credentialPartition(request.headers, request.query, keyHeaders);
+  return partition === undefined ? { id: `ip:${request.ip}`, hasKey: false } : { id: partition, hasKey: true };
+}
+
+export function registerRateLimiter(app: FastifyInstance, options: RateLimiterOptions): void {
+  const { config, counters, classify, metrics } = options;
+  const cap = new ConcurrencyCap(config.concurrency);
+  const callers = new WeakMap<FastifyRequest, string>();
+  const hasBudgets = config.default !== undefined || config.anonymous !== undefined || Object.keys(config.byClass).length > 0;
+
+  const budgetOf = (routeClass: string, hasKey: boolean): Budget | undefined => {
+    if (!hasKey && config.anonymous !== undefined) return { name: ANONYMOUS_POLICY, limit: config.anonymous };
+    const own = config.byClass[routeClass];
+    if (own !== undefined) return { name: routeClass, limit: own };
+    return config.default === undefined ? undefined : { name: DEFAULT_POLICY, limit: config.default };
+  };
+
+  // Counting must not take the gateway down with Redis: without a count the request goes on.
+  async function count(request: FastifyRequest, key: string, windowMs: number): Promise<WindowCount | undefined> {
+    try {
+      return await counters.hit(key, windowMs);
+    } catch (error) {
+      request.log.warn({ err: error }, 'rate-limit counter unavailable; request not counted');
+      return undefined;
+    }
+  }
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (!hasBudgets && !cap.isActive) return;
+    const resource = classify(request.method, request.url);
+    if (resource === undefined) return;
+    const caller = callerOf(request, options.keyHeaders);
+    callers.set(request, caller.id);
+    const budget = budgetOf(resource.routeClass, caller.hasKey);
+    if (budget === undefined) return;
+    const window = await count(request, `${budget.name}:${caller.id}`, budget.limit.windowSeconds * 1000);
+    if (window === undefined) return;
+    reply.header('ratelimit-policy', policyField(budget.name, budget.limit));
+    reply.header('ratelimit', rateLimitField(budget.name, budget.limit, window));
+    if (window.count <= budget.limit.limit) return;
+    metrics.rateLimited(resource.routeClass);
+    return sendRefusal(resource.face, new RateLimitedError(resource.routeClass, resetSeconds(window)), request, reply);
+  });
+
+  if (!cap.isActive) return;
+  app.addHook('preHandler', async (request, reply) => {
+    const caller = callers.get(request);
+    if (caller === undefined) return;
+    const outcome = await cap.acquire(caller);
+    if ('release' in outcome) {
+      // 'close' comes once whether the response finished or the client went away.
+      if (reply.raw.closed) outcome.release();
+      else reply.raw.once('close', outcome.release);
+      return;
+    }
+    const resource = classify(request.method, request.url);
+    metrics.rateLimited('concurrency');
+    return sendRefusal(resource?.face ?? 'rest', new ConcurrencyLimitedError(1, outcome.refused), request, reply);
+  });
+}
