@@ -2,12 +2,13 @@
 // Exit codes: 0 ok, 1 the command failed, 2 the command line was wrong.
 import { adminCommand } from './admin.js';
 import { codegenCommand } from './codegen.js';
+import { gatewayCommand } from './gateway.js';
 import { isParseArgsError, UsageError, type Command } from './command.js';
 import { seedCommand } from './seed.js';
 import { serviceCommand } from './service.js';
 import { startCommand } from './start.js';
 
-const COMMANDS: readonly Command[] = [startCommand, serviceCommand, codegenCommand, adminCommand, seedCommand];
+const COMMANDS: readonly Command[] = [startCommand, serviceCommand, gatewayCommand, codegenCommand, adminCommand, seedCommand];
 
 const HELP = `Usage: timegate <command> [options]
 

@@ -1,0 +1,168 @@
+// `timegate gateway`: the REST/JSON face (and the edge features) in front of an OData V2 upstream.
+import { createHash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { CredentialForm, GatewayConfig, UpdateMethod, UpstreamFormat } from '../gateway/config.js';
+import { DEFAULT_GATEWAY_CONFIG, DEFAULT_UPSTREAM_CONFIG, gatewayConfig } from '../gateway/config.js';
+import type { GatewayArtefacts } from '../gateway/model-artefacts.js';
+import { loadGeneratedArtefacts } from '../gateway/model-artefacts.js';
+import { startGateway } from '../gateway/start.js';
+import { UsageError } from './command.js';
+import type { Command } from './command.js';
+import { untilSignal } from './lifecycle.js';
+import { integerOption } from './options.js';
+
+const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const DEFAULT_MODEL = `${PACKAGE_ROOT}generated`;
+
+const USAGE = `Usage: timegate gateway --upstream <OData service root URL> [options]
+
+Serves a REST/JSON API described by OpenAPI (at /api/v1, /openapi.json and /docs) in front of
+an OData V2 service, translating every call into OData requests upstream.
+
+Options:
+  --upstream <url>        the OData V2 service root, e.g. http://127.0.0.1:4004/V1/Api.svc
+                          (default: $UPSTREAM_URL)
+  --port <n>              port (default ${DEFAULT_GATEWAY_CONFIG.port}; 0 picks a free one)
+  --host <addr>           address to listen on (default ${DEFAULT_GATEWAY_CONFIG.host})
+  --model <dir|edmx>      codegen output folder, or an EDMX file or $metadata URL to generate
+                          from (default: the time-tracking model this package ships)
+  --upstream-format <f>   json or atom: how the gateway speaks to the upstream (default ${DEFAULT_UPSTREAM_CONFIG.format})
+  --update-method <m>     merge or patch: the verb of partial updates upstream (default ${DEFAULT_UPSTREAM_CONFIG.updateMethod})
+  --upstream-auth <form>  header, basic, bearer or query: how the caller's key is passed on
+                          (default ${DEFAULT_UPSTREAM_CONFIG.credential.form})
+  --upstream-key-header <name>
+                          header name of the header form (default ${DEFAULT_UPSTREAM_CONFIG.credential.headerName})
+  --upstream-timeout <ms> longest wait for the upstream (default ${DEFAULT_UPSTREAM_CONFIG.requestTimeoutMs})
+  --body-limit <bytes>    largest request body (default ${DEFAULT_GATEWAY_CONFIG.bodyLimitBytes}); larger ones get 413
+  --cursor-secret <text>  signs list cursors; give replicas the same one (default: $TIMEGATE_CURSOR_SECRET,
+                          else a random one per process)
+  --no-docs               do not serve the /docs page (/openapi.json is always served)
+  --trust-proxy           believe X-Forwarded-Proto/-Host (behind a proxy)
+  --log-level <level>     fatal, error, warn, info, debug, trace or silent (default ${DEFAULT_GATEWAY_CONFIG.logLevel})
+  -h, --help              show this help`;
+
+const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
+  if (value === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')}, not '${value}'`);
+  return value as T;
+}
+
+export interface GatewayCommandLine {
+  readonly config: GatewayConfig;
+  /** A codegen output folder, or an EDMX file or URL. */
+  readonly model: string;
+}
+
+export function gatewayCommandLine(args: readonly string[], env: NodeJS.ProcessEnv): GatewayCommandLine | undefined {
+  const { values } = parseArgs({
+    args: [...args],
+    options: {
+      upstream: { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      model: { type: 'string' },
+      'upstream-format': { type: 'string' },
+      'update-method': { type: 'string' },
+      'upstream-auth': { type: 'string' },
+      'upstream-key-header': { type: 'string' },
+      'upstream-timeout': { type: 'string' },
+      'body-limit': { type: 'string' },
+      'cursor-secret': { type: 'string' },
+      'no-docs': { type: 'boolean', default: false },
+      'trust-proxy': { type: 'boolean', default: false },
+      'log-level': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) return undefined;
+  const url = values.upstream ?? (env.UPSTREAM_URL || undefined);
+  if (url === undefined) throw new UsageError('missing --upstream <OData service root URL>');
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`--upstream must be an http(s) URL, not '${url}'`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError(`--upstream must be an http(s) URL, not '${url}'`);
+  const logLevel = values['log-level'] ?? DEFAULT_GATEWAY_CONFIG.logLevel;
+  if (!LOG_LEVELS.has(logLevel)) throw new UsageError(`--log-level must be one of ${[...LOG_LEVELS].join(', ')}`);
+  const config = gatewayConfig({
+    port: integerOption('port', values.port, DEFAULT_GATEWAY_CONFIG.port, 0, 65535),
+    host: values.host ?? DEFAULT_GATEWAY_CONFIG.host,
+    bodyLimitBytes: integerOption('body-limit', values['body-limit'], DEFAULT_GATEWAY_CONFIG.bodyLimitBytes, 1, 1024 * 1024 * 1024),
+    cursorSecret: values['cursor-secret'] ?? (env.TIMEGATE_CURSOR_SECRET || undefined),
+    docs: !values['no-docs'],
+    trustProxy: values['trust-proxy'],
+    logLevel,
+    upstream: {
+      url,
+      format: oneOf<UpstreamFormat>('upstream-format', values['upstream-format'], ['json', 'atom'], DEFAULT_UPSTREAM_CONFIG.format),
+      updateMethod: oneOf<UpdateMethod>('update-method', values['update-method'], ['merge', 'patch'], DEFAULT_UPSTREAM_CONFIG.updateMethod),
+      requestTimeoutMs: integerOption('upstream-timeout', values['upstream-timeout'], DEFAULT_UPSTREAM_CONFIG.requestTimeoutMs, 1, 3_600_000),
+      credential: {
+        ...DEFAULT_UPSTREAM_CONFIG.credential,
+        form: oneOf<CredentialForm>('upstream-auth', values['upstream-auth'], ['header', 'basic', 'bearer', 'query'], DEFAULT_UPSTREAM_CONFIG.credential.form),
+        headerName: values['upstream-key-header'] ?? DEFAULT_UPSTREAM_CONFIG.credential.headerName,
+      },
+    },
+  });
+  return { config, model: values.model ?? DEFAULT_MODEL };
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The artefacts of a codegen output folder, or of an EDMX generated on the spot: written under
+ * the package's data/ folder (so the validators resolve ajv from the package), once per EDMX.
+ */
+export async function gatewayArtefacts(source: string): Promise<GatewayArtefacts> {
+  if (await isDirectory(source)) return loadGeneratedArtefacts(source);
+  const { readEdmx } = await import('../codegen/edmx-reader.js');
+  const { loadEdmxSource } = await import('../codegen/edmx-source.js');
+  const { emitContextFor, generate } = await import('../codegen/generate.js');
+  const { writeOutput } = await import('../codegen/write-output.js');
+  const edmx = await loadEdmxSource(source);
+  const model = readEdmx(edmx);
+  const out = `${PACKAGE_ROOT}data/gateway-models/${createHash('sha256').update(edmx).digest('hex').slice(0, 16)}`;
+  // Generating takes seconds (formatting, ajv compilation): a folder for this very EDMX is reused.
+  if (!(await isFile(`${out}/openapi.json`))) await writeOutput(out, await generate(model, emitContextFor(out)));
+  return loadGeneratedArtefacts(out);
+}
+
+async function run(args: readonly string[]): Promise<number> {
+  const commandLine = gatewayCommandLine(args, process.env);
+  if (commandLine === undefined) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const gateway = await startGateway(commandLine.config, await gatewayArtefacts(commandLine.model));
+  gateway.app.log.info({ rest: gateway.restRoot, docs: gateway.docsUrl }, 'timegate gateway listening');
+  return untilSignal(() => gateway.close(), (line) => gateway.app.log.info(line));
+}
+
+export const gatewayCommand: Command = {
+  name: 'gateway',
+  summary: 'run the REST/JSON gateway (OpenAPI, docs) in front of an OData V2 service',
+  usage: USAGE,
+  run,
+};
