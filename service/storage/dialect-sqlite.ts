@@ -6,8 +6,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, SqliteAdapter, SqliteDialect, SqliteDriver, sql } from 'kysely';
-import type { DatabaseConnection, DialectAdapter, Driver, SqliteDialectConfig } from 'kysely';
-import type { ConstraintKind, ConstraintViolation, DatePart, DialectSetup, SqlFunctions, StorageDialect } from './dialect.js';
+import type { DatabaseConnection, DialectAdapter, Driver, RawBuilder, SqliteDialectConfig } from 'kysely';
+import type { ConstraintKind, ConstraintViolation, DatePart, DialectSetup, ParameterType, SqlFunctions, StorageDialect } from './dialect.js';
 
 export interface SqliteOptions {
   /** How long a writer waits for another process's lock before failing (ms). */
@@ -76,10 +76,19 @@ const CONSTRAINT_CODES: Record<string, ConstraintKind> = {
 
 const STRFTIME: Record<DatePart, string> = { year: '%Y', month: '%m', day: '%d', hour: '%H', minute: '%M', second: '%S' };
 
-// SQLite compares values of any type without casts, so parameters stay plain; text compares
-// by code point (BINARY collation) already.
+// SQLite compares values of any type without casts; text compares by code point (BINARY
+// collation) already. But better-sqlite3 binds every JS number as REAL, which makes `ProjectID
+// div 2` a fractional division, and a decimal arrives as text, which an expression without
+// column affinity (`round(HourlyRate) eq 86M`) never equals: integers go as BigInt (bound as
+// INTEGER), decimals through a cast to NUMERIC.
+function sqliteParam(value: unknown, type: ParameterType): RawBuilder<unknown> {
+  if ((type === 'integer' || type === 'bigint') && typeof value === 'number' && Number.isSafeInteger(value)) return sql`${BigInt(value)}`;
+  if (type === 'numeric') return sql`cast(${value} as numeric)`;
+  return sql`${value}`;
+}
+
 const sqliteFunctions: SqlFunctions = {
-  param: (value) => sql`${value}`,
+  param: sqliteParam,
   position: (text, needle) => sql`instr(${text}, ${needle})`,
   length: (text) => sql`length(${text})`,
   // Division by 1000.0: integer division would round times before 1970 the wrong way.
