@@ -13,7 +13,7 @@ import type { TestService } from '../helpers/service.js';
 
 const SETS = ['Projects', 'Clients', 'Tasks', 'TimeEntries', 'Users', 'AccountSettings'];
 
-describe.each(testDatabases)('service document, $metadata and formats on $name', (kind) => {
+describe.each(testDatabases)('service document, metadata and formats on $name', (kind) => {
   let service: TestService;
   let client: ODataClient;
   let anonymous: ODataClient;
