@@ -1,0 +1,231 @@
+// The OData passthrough face: `/V1/Api.svc/*` (any casing) proxied to the upstream service root
+// with @fastify/reply-from over an undici pool. Bodies stream both ways; hop-by-hop headers are
+// dropped, X-Forwarded-* and X-Request-Id set; the caller's key is normalised to the one
+// canonical credential; every absolute URI of a response is rewritten from the upstream's root
+// to the gateway's (bodies as they stream, Location/Content-Location headers). The breaker and
+// retries of resilience/ guard the upstream; failures answer as OData error documents.
+import { pipeline } from 'node:stream';
+import type { Readable } from 'node:stream';
+import replyFrom from '@fastify/reply-from';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Pool } from 'undici';
+import type { CredentialNormaliser } from '../auth/credential-normaliser.js';
+import type { UpstreamConfig } from '../config.js';
+import type { GatewayMetrics } from '../ops/metrics.js';
+import type { CircuitBreaker } from '../resilience/circuit-breaker.js';
+import { isFailureStatus } from '../resilience/circuit-breaker.js';
+import type { IdempotentReads } from '../resilience/idempotent-reads.js';
+import { retryAfterSeconds } from '../resilience/resilience-errors.js';
+import type { RetryPolicy } from '../resilience/retry-policy.js';
+import { stripHopByHop } from './hop-by-hop.js';
+import { sendODataError } from './odata-error-reply.js';
+import type { RootPair } from './root-rewriter.js';
+import { isRewritable, rewriteRoot, RootRewriteStream } from './root-rewriter.js';
+
+/** Where the face answers on the gateway, whatever the upstream's root path is. */
+export const PASSTHROUGH_ROOT = '/V1/Api.svc';
+
+// find-my-way matches static segments case-sensitively; these regex parameters accept any casing.
+const ROOT_ROUTE = '/:v(^[vV]1$)/:svc(^[aA][pP][iI]\\.[sS][vV][cC]$)';
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'MERGE', 'DELETE', 'OPTIONS'] as const;
+
+export interface PassthroughOptions {
+  readonly upstream: UpstreamConfig;
+  readonly normaliser: CredentialNormaliser;
+  readonly breaker: CircuitBreaker;
+  readonly retries: RetryPolicy;
+  readonly reads: IdempotentReads;
+  readonly metrics: GatewayMetrics;
+}
+
+interface UpstreamAnswer {
+  readonly statusCode: number;
+  readonly headers: Record<string, unknown>;
+  readonly stream: Readable;
+}
+
+interface ProxyState {
+  readonly pair: RootPair;
+  readonly isProbe: boolean;
+  readonly started: number;
+  settled: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    passthrough?: ProxyState;
+  }
+}
+
+function gatewayRootOf(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}${PASSTHROUGH_ROOT}`;
+}
+
+/** The path and query after the root, as the client wrote them (`/Projects(1)?$top=2`, or ``). */
+function tailOf(request: FastifyRequest): string {
+  const params = request.params as { v: string; svc: string };
+  return request.url.slice(2 + params.v.length + params.svc.length);
+}
+
+function addForwardedFor(headers: Record<string, string | string[] | undefined>, request: FastifyRequest): void {
+  const previous = headers['x-forwarded-for'];
+  const address = request.socket.remoteAddress ?? '';
+  headers['x-forwarded-for'] = previous ? `${Array.isArray(previous) ? previous.join(', ') : previous}, ${address}` : address;
+  headers['x-forwarded-proto'] = request.protocol;
+  headers['x-forwarded-host'] = request.host;
+}
+
+function isMalformedPath(tail: string): boolean {
+  try {
+    decodeURIComponent(tail);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+export async function passthroughPlugin(app: FastifyInstance, options: PassthroughOptions): Promise<void> {
+  const { upstream, normaliser, breaker, retries, reads, metrics } = options;
+  const root = new URL(upstream.url);
+  const upstreamRoot = `${root.origin}${root.pathname.replace(/\/+$/, '')}`;
+  const upstreamRootPath = root.pathname.replace(/\/+$/, '');
+  const pool = new Pool(root.origin, {
+    connections: upstream.connections,
+    connectTimeout: upstream.connectTimeoutMs,
+    headersTimeout: upstream.requestTimeoutMs,
+    bodyTimeout: upstream.requestTimeoutMs,
+    pipelining: 1,
+  });
+  app.addHook('onClose', async () => {
+    await pool.destroy();
+  });
+  await app.register(replyFrom, { base: root.origin, undici: pool, disableRequestLogging: true });
+
+  for (const method of ['MERGE'] as const) {
+    if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
+  }
+
+  // Request bodies are not parsed: they stream to the upstream as they come. (They are not
+  // rewritten: a text property that names the gateway is the caller's data.)
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+
+  // reply-from's types call `res` a ServerResponse; at run time it is undici's answer.
+  const respond = (request: FastifyRequest, reply: FastifyReply, raw: unknown): void => {
+    const res = raw as UpstreamAnswer;
+    const state = request.passthrough as ProxyState;
+    settle(state, res.statusCode);
+    const contentType = typeof res.headers['content-type'] === 'string' ? res.headers['content-type'] : undefined;
+    if (request.method === 'HEAD' || !isRewritable(contentType)) {
+      reply.send(res.stream);
+      return;
+    }
+    const rewriter = new RootRewriteStream(state.pair);
+    reply.send(pipeline(res.stream, rewriter, (error) => {
+      if (error) request.log.warn({ err: error }, 'upstream body failed while streaming');
+    }));
+  };
+
+  function settle(state: ProxyState, outcome: number | 'error'): void {
+    if (state.settled) return;
+    state.settled = true;
+    metrics.upstreamCalled('odata', outcome, (performance.now() - state.started) / 1000);
+    if (outcome === 'error' || isFailureStatus(outcome)) breaker.failed();
+    else breaker.succeeded();
+  }
+
+  async function proxy(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const caller = normaliser.callerOf(request.headers, request.url);
+    const admission = normaliser.admit(request.method, caller);
+    if (!admission.allowed) {
+      return admission.reason === 'query-key-write'
+        ? sendODataError(request, reply, { status: 403, code: 'QUERY_KEY_WRITE', message: 'the ApiKey query parameter grants read access only; send the key in a header to write' })
+        : sendODataError(request, reply, { status: 401, code: 'UNAUTHORIZED', message: 'this API key is not accepted by the gateway' });
+    }
+    const tail = tailOf(request);
+    if (isMalformedPath(tail)) return sendODataError(request, reply, { status: 400, code: 'ODATA_URI_SYNTAX', message: 'the request URI has a malformed percent-encoding' });
+    const permit = breaker.acquire();
+    if (!permit.allowed) {
+      const seconds = retryAfterSeconds(permit.retryAfterMs);
+      return sendODataError(request, reply, { status: 503, code: 'UPSTREAM_UNAVAILABLE', message: `the upstream OData service is failing; the gateway stops calling it for ${seconds} s`, retryAfterSeconds: seconds });
+    }
+    const gatewayRoot = gatewayRootOf(request);
+    const state: ProxyState = {
+      pair: { from: upstreamRoot, to: gatewayRoot },
+      isProbe: permit.isProbe,
+      started: performance.now(),
+      settled: false,
+    };
+    request.passthrough = state;
+    reply.raw.on('close', () => {
+      // The client went away before the upstream answered: the call says nothing of the upstream.
+      if (!state.settled) {
+        state.settled = true;
+        breaker.released();
+      }
+    });
+
+    const credential = normaliser.forwarded(admission.caller);
+    const forwardedUrl = normaliser.forwardUrl(tail, credential);
+    const queryStart = forwardedUrl.indexOf('?');
+    const path = queryStart < 0 ? forwardedUrl : forwardedUrl.slice(0, queryStart);
+    const query = queryStart < 0 ? '' : forwardedUrl.slice(queryStart + 1);
+    const mayRetry = !permit.isProbe && retries.mayRetry(request.method, reads.isIdempotentRead(request.method, path));
+    if (mayRetry) retries.budget.deposit();
+
+    return reply.from(`${upstreamRootPath}${path}`, {
+      queryString: () => query,
+      rewriteRequestHeaders: (_request, headers) => {
+        const forwarded = stripHopByHop(normaliser.forwardHeaders(headers as Record<string, string | string[] | undefined>, credential));
+        addForwardedFor(forwarded, request);
+        forwarded['x-request-id'] = request.id;
+        // Bodies are rewritten as they stream; an identity encoding keeps them readable.
+        delete forwarded['accept-encoding'];
+        return forwarded as typeof headers;
+      },
+      rewriteHeaders: (headers) => {
+        const rewritten = stripHopByHop({ ...headers } as Record<string, string | string[] | undefined>);
+        for (const name of ['location', 'content-location']) {
+          const value = rewritten[name];
+          if (typeof value === 'string') rewritten[name] = rewriteRoot(value, state.pair);
+        }
+        if (isRewritable(typeof rewritten['content-type'] === 'string' ? rewritten['content-type'] : undefined)) delete rewritten['content-length'];
+        return rewritten as typeof headers;
+      },
+      retryDelay: ({ err, res, attempt }) => {
+        if (!mayRetry) return null;
+        const failed = err !== undefined && err !== null ? true : res !== undefined && res !== null && isFailureStatus(res.statusCode);
+        if (!failed) return null;
+        const delay = retries.delayBeforeRetry(attempt + 1);
+        if (delay === undefined) return null;
+        (res as { stream?: Readable } | undefined)?.stream?.destroy();
+        metrics.upstreamRetried('odata');
+        return Math.max(1, delay);
+      },
+      onResponse: (_request, upstreamReply, raw) => respond(request, upstreamReply as unknown as FastifyReply, raw),
+      onError: (errorReply, { error }) => {
+        settle(state, 'error');
+        const code = (error as { code?: string }).code ?? '';
+        const isTimeout = /TIMEOUT/i.test(code);
+        request.log.warn({ err: error }, 'upstream call failed');
+        sendODataError(request, errorReply as FastifyReply, isTimeout
+          ? { status: 504, code: 'GATEWAY_TIMEOUT', message: 'the upstream OData service did not answer in time' }
+          : { status: 502, code: 'BAD_GATEWAY', message: 'the upstream OData service cannot be reached' });
+      },
+    });
+  }
+
+  for (const url of [ROOT_ROUTE, `${ROOT_ROUTE}/*`]) {
+    app.route({ method: [...METHODS], url, handler: proxy });
+  }
+
+  // Anything else that fails on this face (a request Fastify refuses) is an OData error too.
+  app.setErrorHandler((error, request, reply) => {
+    const status = typeof (error as { statusCode?: unknown }).statusCode === 'number' ? (error as { statusCode: number }).statusCode : 500;
+    if (status >= 500) request.log.error({ err: error }, 'passthrough request failed');
+    return sendODataError(request, reply, status >= 400 && status < 500
+      ? { status, code: 'BAD_REQUEST', message: error instanceof Error ? error.message : 'bad request' }
+      : { status: 500, code: 'INTERNAL', message: 'the gateway failed to answer; the failure has been logged' });
+  });
+}

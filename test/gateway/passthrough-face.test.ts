@@ -1,0 +1,134 @@
+// The OData passthrough face in front of the real service: an OData client talking to the
+// gateway sees the service's documents with every absolute URI naming the gateway (JSON, Atom,
+// JSONP, Location), follows them through the gateway, and reads the same data as directly.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDatabases } from '../helpers/databases.js';
+import { startEdge } from '../helpers/edge-gateway.js';
+import type { TestEdge } from '../helpers/edge-gateway.js';
+import { ODataClient, expectStatus, idOf, payload, rawGet, readEntity, readFeed } from '../helpers/odata-client.js';
+import { expectError } from '../helpers/odata-payloads.js';
+import { startTestService } from '../helpers/service.js';
+import type { TestService } from '../helpers/service.js';
+
+/** Every absolute http(s) URI in a text. */
+function absoluteUris(text: string): string[] {
+  return [...text.replaceAll('\\/', '/').matchAll(/https?:\/\/[^"'<>\s)]+/g)].map((m) => m[0]).filter((uri) => !uri.startsWith('http://www.w3.org') && !uri.startsWith('http://schemas.microsoft.com'));
+}
+
+describe.each(testDatabases)('the passthrough face on $name', (kind) => {
+  let service: TestService;
+  let edge: TestEdge;
+  let viaGateway: ODataClient;
+  let direct: ODataClient;
+
+  beforeAll(async () => {
+    service = await startTestService(kind);
+    edge = await startEdge(service.root);
+    viaGateway = new ODataClient(edge.root, service.admin.apiKey);
+    direct = new ODataClient(service.root, service.admin.apiKey);
+  });
+
+  afterAll(async () => {
+    await edge?.close();
+    await service?.close();
+  });
+
+  it('answers a JSON feed whose __metadata.uri, __deferred.uri and __next all name the gateway, and the next link works through it', async () => {
+    const first = await viaGateway.get('/TimeEntries?$format=json');
+    expectStatus(first, 200);
+    const document = JSON.parse(first.text) as { d: { results: Array<{ __metadata: { uri: string }; Project: { __deferred: { uri: string } } }>; __next: string } };
+    expect(document.d.results[0]?.__metadata.uri).toBe(`${edge.root}/TimeEntries(1)`);
+    expect(document.d.results[0]?.Project.__deferred.uri).toBe(`${edge.root}/TimeEntries(1)/Project`);
+    expect(document.d.__next.startsWith(`${edge.root}/TimeEntries?`)).toBe(true);
+    expect(absoluteUris(first.text).every((uri) => uri.startsWith(edge.root))).toBe(true);
+    expect(first.text).not.toContain(service.origin);
+
+    const all = await viaGateway.readAll('/TimeEntries?$format=json', 'TimeEntries');
+    const allDirect = await direct.readAll('/TimeEntries?$format=json', 'TimeEntries');
+    // Tom's running stopwatch grows between the two reads; every finished entry is equal.
+    const finished = (records: typeof all.records) => records.filter((record) => record.EndTime !== null);
+    expect(all.records.map((record) => record.ID)).toEqual(allDirect.records.map((record) => record.ID));
+    expect(finished(all.records)).toEqual(finished(allDirect.records));
+    expect(all.links.every((link) => link.startsWith(`${edge.root}/`))).toBe(true);
+    expect(all.pageSizes.length).toBeGreaterThan(1);
+  });
+
+  it('answers Atom whose xml:base, ids and link hrefs name the gateway', async () => {
+    const reply = await viaGateway.get('/Projects?$expand=Client', { format: 'atom' });
+    expectStatus(reply, 200);
+    expect(reply.text).toContain(`xml:base="${edge.root}/"`);
+    expect(reply.text).toContain(`<id>${edge.root}/Projects(1)</id>`);
+    expect(absoluteUris(reply.text).length).toBeGreaterThan(2);
+    expect(absoluteUris(reply.text).every((uri) => uri.startsWith(edge.root))).toBe(true);
+    expect(readFeed(reply, 'Projects').records).toEqual(readFeed(await direct.get('/Projects?$expand=Client', { format: 'atom' }), 'Projects').records);
+  });
+
+  it('is the same document as the direct one, byte for byte, but for the root', async () => {
+    for (const path of ['/TimeEntries?$format=json&$top=100', '/TimeEntries?$top=100', '/', '/$metadata', '/Clients(1)/Projects?$format=json']) {
+      const [throughGateway, fromService] = await Promise.all([viaGateway.get(path), direct.get(path)]);
+      expect(throughGateway.status, path).toBe(fromService.status);
+      expect(throughGateway.contentType, path).toBe(fromService.contentType);
+      const withoutDates = (text: string) => text.replace(/<updated>[^<]+<\/updated>/g, '');
+      expect(withoutDates(throughGateway.text), path).toBe(withoutDates(fromService.text.replaceAll(service.root, edge.root)));
+    }
+  });
+
+  it('rewrites JSONP bodies too', async () => {
+    const reply = await viaGateway.get('/Projects(1)?$format=json&$callback=loaded');
+    expectStatus(reply, 200);
+    expect(reply.text.startsWith('loaded(')).toBe(true);
+    expect(reply.text).toContain(`"uri":"${edge.root}/Projects(1)"`);
+    expect(reply.text).not.toContain(service.origin);
+  });
+
+  it('accepts the root path in any casing', async () => {
+    for (const root of ['/v1/api.svc', '/V1/API.SVC', '/v1/Api.Svc']) {
+      const reply = await viaGateway.get(`${edge.origin}${root}/Projects(1)?$format=json`);
+      expectStatus(reply, 200);
+      expect(readEntity(reply, 'Projects').values.ID).toBe(1);
+      expect(reply.text).toContain(`"uri":"${edge.root}/Projects(1)"`);
+    }
+  });
+
+  it('creates through the gateway: 201 with a Location that names the gateway and reads back through it', async () => {
+    for (const format of ['json', 'atom'] as const) {
+      const created = await viaGateway.send('POST', '/Clients', payload(format, { Name: `Gateway client ${format}` }), { format });
+      expectStatus(created, 201);
+      const location = created.headers.get('location') ?? '';
+      expect(location.startsWith(`${edge.root}/Clients(`)).toBe(true);
+      expect(created.text).not.toContain(service.origin);
+      const readBack = await viaGateway.get(location, { format: 'json' });
+      expectStatus(readBack, 200);
+      expect(readEntity(readBack, 'Clients').values.Name).toBe(`Gateway client ${format}`);
+      const rows = await service.database.db.selectFrom('clients').select('name').where('id', '=', idOf(location)).execute();
+      expect(rows).toEqual([{ name: `Gateway client ${format}` }]);
+    }
+  });
+
+  it('passes the upstream error documents through in the format asked for, without the upstream host', async () => {
+    for (const format of ['json', 'atom'] as const) {
+      const reply = await viaGateway.get('/Projects(999999)', { format });
+      expectError(reply, 404, format);
+      expect(reply.text).not.toContain(service.origin);
+    }
+  });
+
+  it('drops hop-by-hop headers and sets X-Forwarded-* and X-Request-Id for the upstream', async () => {
+    const reply = await rawGet(edge.origin, '/V1/Api.svc/Projects(1)?$format=json', {
+      'x-serviceapikey': service.admin.apiKey,
+      connection: 'keep-alive, x-hop-secret',
+      'x-hop-secret': 'not for the upstream',
+      'keep-alive': 'timeout=5',
+      'x-request-id': 'trace-42',
+      'x-forwarded-for': '203.0.113.9',
+    });
+    expect(reply.status).toBe(200);
+    const seen = service.answered().at(-1);
+    expect(seen?.headers['x-hop-secret']).toBeUndefined();
+    expect(seen?.headers['keep-alive']).toBeUndefined();
+    expect(seen?.headers['x-forwarded-for']).toBe('203.0.113.9, 127.0.0.1');
+    expect(seen?.headers['x-forwarded-proto']).toBe('http');
+    expect(seen?.headers['x-forwarded-host']).toBe(new URL(edge.origin).host);
+    expect(typeof seen?.headers['x-request-id']).toBe('string');
+  });
+});
