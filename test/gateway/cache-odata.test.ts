@@ -1,0 +1,136 @@
+// The read cache on the OData passthrough face, and across both faces: one entry per
+// representation, writes on one face outdating reads on the other, function imports that change
+// data (StartStopWatch is a GET) never cached, links between sets honoured, $metadata long-lived.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { testDatabases } from '../helpers/databases.js';
+import type { EdgeGateway } from './cache-fixture.js';
+import { startEdgeGateway } from './cache-fixture.js';
+
+const JSON_ACCEPT = 'application/json';
+const ATOM_ACCEPT = 'application/atom+xml';
+
+interface ODataEntry {
+  readonly ID: number;
+  readonly Name?: string;
+  readonly RevenuePerHour?: string | null;
+}
+
+describe.each(testDatabases)('read cache on the OData face ($name)', (kind) => {
+  let t: EdgeGateway;
+  const as = (key: string, accept = JSON_ACCEPT): Record<string, string> => ({ 'X-ServiceApiKey': key, Accept: accept });
+
+  beforeAll(async () => {
+    t = await startEdgeGateway(kind, { cache: { defaultTtlSeconds: 60, metadataTtlSeconds: 3600 } });
+  });
+  afterAll(() => t.close());
+
+  test('JSON and Atom of one URL are separate entries, each answered from the cache', async () => {
+    const url = `${t.odataRoot}/Clients?$top=2`;
+    const json = await fetch(url, { headers: as(t.service.admin.apiKey) });
+    expect(json.headers.get('x-cache')).toBe('MISS');
+    expect(json.headers.get('content-type')).toContain('application/json');
+    const jsonBody = await json.text();
+    const atom = await fetch(url, { headers: as(t.service.admin.apiKey, ATOM_ACCEPT) });
+    expect(atom.headers.get('x-cache')).toBe('MISS');
+    expect(atom.headers.get('content-type')).toContain('application/atom+xml');
+    const atomBody = await atom.text();
+    const calls = t.service.requestCount();
+
+    const jsonAgain = await fetch(url, { headers: as(t.service.admin.apiKey) });
+    expect(jsonAgain.headers.get('x-cache')).toBe('HIT');
+    expect(await jsonAgain.text()).toBe(jsonBody);
+    const atomAgain = await fetch(url, { headers: as(t.service.admin.apiKey, ATOM_ACCEPT) });
+    expect(atomAgain.headers.get('x-cache')).toBe('HIT');
+    expect(await atomAgain.text()).toBe(atomBody);
+    expect(t.service.requestCount()).toBe(calls);
+  });
+
+  test('the ApiKey query parameter and the header of one key share a partition; another key does not', async () => {
+    const url = `${t.odataRoot}/Tasks?$top=1&$format=json`;
+    const byQuery = await fetch(`${url}&ApiKey=${encodeURIComponent(t.service.jana.apiKey)}`);
+    expect(byQuery.status).toBe(200);
+    expect(byQuery.headers.get('x-cache')).toBe('MISS');
+    const byHeader = await fetch(url, { headers: { 'X-ServiceApiKey': t.service.jana.apiKey } });
+    expect(byHeader.headers.get('x-cache')).toBe('HIT');
+    const otherKey = await fetch(`${url}&ApiKey=${encodeURIComponent(t.service.tom.apiKey)}`);
+    expect(otherKey.headers.get('x-cache')).toBe('MISS');
+  });
+
+  test('a create through the OData face outdates the REST face’s cached list', async () => {
+    const restList = `${t.restRoot}/projects?limit=100`;
+    await fetch(restList, { headers: { 'X-ServiceApiKey': t.service.admin.apiKey } });
+    const cached = await fetch(restList, { headers: { 'X-ServiceApiKey': t.service.admin.apiKey } });
+    expect(cached.headers.get('x-cache')).toBe('HIT');
+
+    const name = `Cache ${kind.name} ${Date.now()}`.slice(0, 50);
+    const created = await fetch(`${t.odataRoot}/Projects`, {
+      method: 'POST',
+      headers: { ...as(t.service.admin.apiKey), 'Content-Type': 'application/json' },
+      body: JSON.stringify({ Name: name, Active: true }),
+    });
+    expect(created.status).toBe(201);
+
+    const after = await fetch(restList, { headers: { 'X-ServiceApiKey': t.service.admin.apiKey } });
+    expect(after.headers.get('x-cache')).toBe('MISS');
+    const names = ((await after.json()) as { items: Array<{ name: string }> }).items.map((p) => p.name);
+    expect(names).toContain(name);
+  });
+
+  test('StartStopWatch (a GET that changes data) is never cached and outdates CurrentStopWatch', async () => {
+    const current = `${t.odataRoot}/CurrentStopWatch`;
+    const before = await fetch(current, { headers: as(t.service.tom.apiKey) });
+    expect(before.status).toBe(200);
+    const beforeId = ((await before.json()) as { d: ODataEntry }).d.ID;
+    expect((await fetch(current, { headers: as(t.service.tom.apiKey) })).headers.get('x-cache')).toBe('HIT');
+
+    const start = `${t.odataRoot}/StartStopWatch?ProjectID=1`;
+    const calls = t.service.requestCount();
+    const started = await fetch(start, { headers: as(t.service.tom.apiKey) });
+    expect(started.status).toBe(200);
+    expect(started.headers.get('x-cache')).toBeNull();
+    const startedId = ((await started.json()) as { d: ODataEntry }).d.ID;
+    expect(startedId).not.toBe(beforeId);
+    const again = await fetch(start, { headers: as(t.service.tom.apiKey) });
+    expect(again.status).toBe(200);
+    expect(t.service.requestCount()).toBe(calls + 2);
+    const againId = ((await again.json()) as { d: ODataEntry }).d.ID;
+
+    const now = await fetch(current, { headers: as(t.service.tom.apiKey) });
+    expect(now.headers.get('x-cache')).toBe('MISS');
+    expect(((await now.json()) as { d: ODataEntry }).d.ID).toBe(againId);
+  });
+
+  test('a change of a project outdates cached time entries, whose values are computed from it', async () => {
+    const entries = `${t.odataRoot}/TimeEntries?$filter=ProjectID eq 1&$top=1&$format=json`;
+    const first = await fetch(entries, { headers: { 'X-ServiceApiKey': t.service.admin.apiKey } });
+    const rateBefore = ((await first.json()) as { d: { results: ODataEntry[] } }).d.results[0]?.RevenuePerHour;
+    expect((await fetch(entries, { headers: { 'X-ServiceApiKey': t.service.admin.apiKey } })).headers.get('x-cache')).toBe('HIT');
+
+    const patched = await fetch(`${t.restRoot}/projects/1`, {
+      method: 'PATCH',
+      headers: { 'X-ServiceApiKey': t.service.admin.apiKey, 'Content-Type': 'application/merge-patch+json' },
+      body: JSON.stringify({ hourlyRate: '123.5' }),
+    });
+    expect(patched.status).toBeLessThan(300);
+
+    const after = await fetch(entries, { headers: { 'X-ServiceApiKey': t.service.admin.apiKey } });
+    expect(after.headers.get('x-cache')).toBe('MISS');
+    const rateAfter = ((await after.json()) as { d: { results: ODataEntry[] } }).d.results[0]?.RevenuePerHour;
+    expect(rateAfter).not.toBe(rateBefore);
+    expect(Number(rateAfter)).toBe(123.5);
+  });
+
+  test('$metadata stays cached across writes to entity sets', async () => {
+    const metadata = `${t.odataRoot}/$metadata`;
+    const first = await fetch(metadata, { headers: { 'X-ServiceApiKey': t.service.admin.apiKey } });
+    expect(first.status).toBe(200);
+    await fetch(`${t.restRoot}/projects/2`, {
+      method: 'PATCH',
+      headers: { 'X-ServiceApiKey': t.service.admin.apiKey, 'Content-Type': 'application/merge-patch+json' },
+      body: JSON.stringify({ comment: 'metadata does not change with data' }),
+    });
+    const second = await fetch(metadata, { headers: { 'X-ServiceApiKey': t.service.admin.apiKey } });
+    expect(second.headers.get('x-cache')).toBe('HIT');
+    expect(await second.text()).toBe(await first.text());
+  });
+});
