@@ -1,12 +1,18 @@
 // The gateway's configuration: read once at the edge (CLI flags, later a config file) and passed
 // in, so no module below reads process.env or argv itself.
 import type { QueryLimits } from '../odata/limits.js';
+import type { AuthConfig } from './auth/auth-config.js';
+import { DEFAULT_AUTH_CONFIG } from './auth/auth-config.js';
 import type { CacheConfig } from './cache/cache-config.js';
 import { DEFAULT_CACHE_CONFIG } from './cache/cache-config.js';
 import type { RedisConfig } from './cache/redis-connection.js';
 import { DEFAULT_REDIS_CONFIG } from './cache/redis-connection.js';
 import type { RateLimitConfig } from './limits/rate-limit-config.js';
 import { DEFAULT_RATE_LIMIT_CONFIG } from './limits/rate-limit-config.js';
+import type { OpsConfig } from './ops/ops-config.js';
+import { DEFAULT_OPS_CONFIG } from './ops/ops-config.js';
+import type { ResilienceConfig } from './resilience/resilience-config.js';
+import { DEFAULT_RESILIENCE_CONFIG } from './resilience/resilience-config.js';
 
 /** How the upstream's documents are read and its request bodies written. */
 export type UpstreamFormat = 'json' | 'atom';
@@ -69,6 +75,12 @@ export interface GatewayConfig {
   readonly rateLimit: RateLimitConfig;
   /** Shared state of several gateway instances (cache, rate-limit counters); no URL = in-process. */
   readonly redis: RedisConfig;
+  /** Caller key forms and the optional gateway-level key check (gateway/auth/). */
+  readonly auth: AuthConfig;
+  /** Retries, circuit breaker, load shedding (gateway/resilience/). */
+  readonly resilience: ResilienceConfig;
+  /** /metrics, /healthz, /readyz (gateway/ops/). */
+  readonly ops: OpsConfig;
 }
 
 export const DEFAULT_UPSTREAM_CONFIG: Omit<UpstreamConfig, 'url'> = {
@@ -95,24 +107,37 @@ export const DEFAULT_GATEWAY_CONFIG: Omit<GatewayConfig, 'upstream'> = {
   cache: DEFAULT_CACHE_CONFIG,
   rateLimit: DEFAULT_RATE_LIMIT_CONFIG,
   redis: DEFAULT_REDIS_CONFIG,
+  auth: DEFAULT_AUTH_CONFIG,
+  resilience: DEFAULT_RESILIENCE_CONFIG,
+  ops: DEFAULT_OPS_CONFIG,
 };
 
-export interface GatewayConfigInput extends Partial<Omit<GatewayConfig, 'upstream' | 'cache' | 'rateLimit' | 'redis'>> {
+export interface GatewayConfigInput extends Partial<Omit<GatewayConfig, 'upstream' | 'cache' | 'rateLimit' | 'redis' | 'auth' | 'resilience' | 'ops'>> {
   readonly upstream: Partial<UpstreamConfig> & { readonly url: string };
   readonly cache?: Partial<CacheConfig>;
   readonly rateLimit?: Partial<RateLimitConfig>;
   readonly redis?: Partial<RedisConfig>;
+  readonly auth?: Partial<AuthConfig>;
+  readonly resilience?: { readonly [K in keyof ResilienceConfig]?: Partial<ResilienceConfig[K]> };
+  readonly ops?: Partial<OpsConfig>;
 }
 
 /** A whole configuration from what was given; the rest are defaults. */
 export function gatewayConfig(input: GatewayConfigInput): GatewayConfig {
-  const { upstream, cache, rateLimit, redis, ...rest } = input;
+  const { upstream, cache, rateLimit, redis, auth, resilience, ops, ...rest } = input;
   return {
     ...DEFAULT_GATEWAY_CONFIG,
     ...rest,
     cache: { ...DEFAULT_CACHE_CONFIG, ...cache },
     rateLimit: { ...DEFAULT_RATE_LIMIT_CONFIG, ...rateLimit },
     redis: { ...DEFAULT_REDIS_CONFIG, ...redis },
+    auth: { ...DEFAULT_AUTH_CONFIG, ...auth },
+    resilience: {
+      retry: { ...DEFAULT_RESILIENCE_CONFIG.retry, ...resilience?.retry },
+      breaker: { ...DEFAULT_RESILIENCE_CONFIG.breaker, ...resilience?.breaker },
+      loadShedding: { ...DEFAULT_RESILIENCE_CONFIG.loadShedding, ...resilience?.loadShedding },
+    },
+    ops: { ...DEFAULT_OPS_CONFIG, ...ops },
     upstream: {
       ...DEFAULT_UPSTREAM_CONFIG,
       ...upstream,
