@@ -13,6 +13,7 @@ import type { FunctionImport, FunctionImportParameter } from '../../odata/model.
 import type { HandlerResult, Operation } from './operation.js';
 import { selectPaths } from './operation.js';
 import { expandRecords } from './expand.js';
+import { isRepresentableText } from './payload-rules.js';
 
 export function functionParameters(fn: FunctionImport, custom: ReadonlyMap<string, string>): Record<string, EdmValue> {
   const given = new Map<string, string>();
@@ -35,8 +36,12 @@ export function functionParameters(fn: FunctionImport, custom: ReadonlyMap<strin
 
 function parameterValue(fn: FunctionImport, parameter: FunctionImportParameter, text: string): EdmValue {
   switch (parameter.type) {
-    case 'Edm.String':
+    case 'Edm.String': {
+      if (!isRepresentableText(text)) {
+        throw new UriSyntaxError(`${fn.name}: ${parameter.name} holds characters that cannot be stored (control characters or broken UTF-16)`, parameter.name);
+      }
       return text.length >= 2 && text.startsWith("'") && text.endsWith("'") ? text.slice(1, -1).replaceAll("''", "'") : text;
+    }
     case 'Edm.Boolean': {
       const lower = text.toLowerCase();
       if (lower === 'true' || lower === '1') return true;

@@ -76,6 +76,7 @@ export class PayloadRules {
       if (!p.nullable) throw this.invalid(type, p, this.messages.notNullable(type, p));
       return value;
     }
+    if (typeof value === 'string' && !isRepresentableText(value)) throw this.invalid(type, p, this.messages.invalidValue(type, p));
     if (typeof value === 'string' && typeof p.maxLength === 'number' && value.length > p.maxLength) {
       // MaxLength counts characters; a string longer in UTF-16 units may still fit in code points.
       if ([...value].length > p.maxLength) throw this.invalid(type, p, this.messages.tooLong(type, p, p.maxLength));
@@ -107,6 +108,17 @@ export class PayloadRules {
     }
     return rules;
   }
+}
+
+// Characters XML 1.0 cannot carry (NUL and other C0 controls, lone surrogates, U+FFFE/U+FFFF).
+const NOT_XML_TEXT = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
+
+/**
+ * Whether a string can be stored and served: JSON can carry `\u0000` or a lone surrogate, but an
+ * Atom response could not, and PostgreSQL refuses NUL in text (a 500 instead of the client's error).
+ */
+export function isRepresentableText(text: string): boolean {
+  return !NOT_XML_TEXT.test(text);
 }
 
 /** Equality of two Edm values as they are written (dates by instant). */
