@@ -77,6 +77,9 @@ export function problemOf(error: unknown, instance: string): Problem {
 export function sendProblem(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const problem = problemOf(error, instanceOf(request));
   if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+  // Refusals that say when to come back (an open circuit breaker, shed load) carry the seconds.
+  const retryAfter = (error as { retryAfterSeconds?: unknown } | null)?.retryAfterSeconds;
+  if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
   return reply.code(problem.status).header('content-type', PROBLEM_MEDIA_TYPE).send(JSON.stringify(problem));
 }
 
