@@ -6,23 +6,32 @@
 // data/ folder), so every `npm start` can print them. Keys made with `timegate admin` never are.
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { seedDemoAccount } from '../service/accounts/demo-seed.js';
 import type { DemoUser } from '../service/accounts/demo-seed.js';
 import { DEFAULT_SERVICE_CONFIG } from '../service/config.js';
 import { startService } from '../service/start.js';
 import { DEFAULT_SQLITE_FILE, openDatabase } from '../service/storage/database.js';
+import { DEFAULT_GATEWAY_CONFIG, gatewayConfig } from '../gateway/config.js';
+import type { RunningGateway } from '../gateway/start.js';
+import { startGateway } from '../gateway/start.js';
+import { gatewayArtefacts } from './gateway.js';
 import type { Command } from './command.js';
 import { untilSignal } from './lifecycle.js';
 import { integerOption } from './options.js';
 
+const GENERATED_DIR = fileURLToPath(new URL('../generated', import.meta.url));
+
 const USAGE = `Usage: timegate start [options]
 
 Runs the time-tracking service on an embedded SQLite database (created on first run, with a demo
-account) and prints the URLs and the demo API keys.
+account) and the gateway in front of it (REST/JSON at /api/v1, OpenAPI, docs page), and prints
+the URLs and the demo API keys.
 
 Options:
   --port <n>          service port (default ${DEFAULT_SERVICE_CONFIG.port})
+  --gateway-port <n>  gateway port (default ${DEFAULT_GATEWAY_CONFIG.port})
   --db <file>         SQLite file (default ${DEFAULT_SQLITE_FILE})
   --log-level <level> request logs (default warn: only problems)
   -h, --help          show this help`;
@@ -39,12 +48,15 @@ async function demoUsers(keysFile: string, seeded: Awaited<ReturnType<typeof see
   }
 }
 
-function banner(root: string, users: readonly DemoUser[] | undefined, keysFile: string): string {
+function banner(root: string, gateway: RunningGateway, users: readonly DemoUser[] | undefined, keysFile: string): string {
   const lines = [
     '',
     'timegate is running',
     `  OData V2 service   ${root}`,
     `  $metadata          ${root}/$metadata`,
+    `  REST gateway       ${gateway.restRoot}`,
+    `  OpenAPI            ${gateway.openapiUrl}`,
+    `  API docs           ${gateway.docsUrl}`,
     '',
   ];
   if (users === undefined) {
@@ -53,7 +65,12 @@ function banner(root: string, users: readonly DemoUser[] | undefined, keysFile: 
     lines.push(`Demo account "Demo GmbH" (keys kept in ${keysFile}):`);
     for (const user of users) lines.push(`  ${`${user.name} (${user.role}, user ${user.userId})`.padEnd(34)} ${user.apiKey}`);
     const key = users[0]?.apiKey ?? '<key>';
-    lines.push('', 'Try:', `  curl -H "X-ServiceApiKey: ${key}" "${root}/Projects?\\$format=json"`);
+    lines.push(
+      '',
+      'Try:',
+      `  curl -H "X-ServiceApiKey: ${key}" "${gateway.restRoot}/projects?limit=5"`,
+      `  curl -H "X-ServiceApiKey: ${key}" "${root}/Projects?\\$format=json"`,
+    );
   }
   lines.push('', 'Stop with Ctrl+C.', '');
   return lines.join('\n');
@@ -64,6 +81,7 @@ async function run(args: readonly string[]): Promise<number> {
     args: [...args],
     options: {
       port: { type: 'string' },
+      'gateway-port': { type: 'string' },
       db: { type: 'string' },
       'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
@@ -84,13 +102,33 @@ async function run(args: readonly string[]): Promise<number> {
     port: integerOption('port', values.port, DEFAULT_SERVICE_CONFIG.port, 0, 65535),
     logLevel: values['log-level'] ?? 'warn',
   }, { database });
-  process.stdout.write(banner(service.root, users, keysFile));
-  return untilSignal(() => service.close(), (line) => process.stdout.write(`${line}\n`));
+  let gateway: RunningGateway;
+  try {
+    gateway = await startGateway(
+      gatewayConfig({
+        port: integerOption('gateway-port', values['gateway-port'], DEFAULT_GATEWAY_CONFIG.port, 0, 65535),
+        logLevel: values['log-level'] ?? 'warn',
+        upstream: { url: service.root },
+      }),
+      await gatewayArtefacts(GENERATED_DIR),
+    );
+  } catch (error) {
+    await service.close();
+    throw error;
+  }
+  // The gateway first, so no request it still forwards meets a stopped service. The signal
+  // handlers are in place before the banner tells anyone that Ctrl+C would stop us.
+  const stopped = untilSignal(async () => {
+    await gateway.close();
+    await service.close();
+  }, (line) => process.stdout.write(`${line}\n`));
+  process.stdout.write(banner(service.root, gateway, users, keysFile));
+  return stopped;
 }
 
 export const startCommand: Command = {
   name: 'start',
-  summary: 'run the service on embedded SQLite with a demo account (npm start)',
+  summary: 'run the service on embedded SQLite with a demo account, and the gateway in front (npm start)',
   usage: USAGE,
   run,
 };

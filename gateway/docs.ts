@@ -1,6 +1,9 @@
 // The REST face's documents: the contract itself at /openapi.json (exactly what codegen wrote),
-// and an API reference page at /docs whose "Authorize" dialog offers the contract's security
-// schemes, so a reader can call the API from the page.
+// and Swagger UI at /docs over that same document (@fastify/swagger in static mode feeds it),
+// whose "Authorize" dialog offers the contract's security schemes, so a reader can call the API
+// from the page with any of the key forms.
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { OpenAPIV3_1 } from 'openapi-types';
 
@@ -13,5 +16,10 @@ export function registerDocs(app: FastifyInstance, openapi: OpenAPIV3_1.Document
     reply.header('content-type', 'application/json; charset=utf-8').header('cache-control', 'no-cache').send(text);
   });
   if (!withPage) return;
-  // The page itself is registered in docs-page.ts.
+  app.register(fastifySwagger, { mode: 'static', specification: { document: openapi as never } });
+  app.register(fastifySwaggerUi, {
+    routePrefix: DOCS_PATH,
+    uiConfig: { docExpansion: 'list', deepLinking: true, persistAuthorization: false, tryItOutEnabled: true, displayOperationId: true },
+    staticCSP: true,
+  });
 }

@@ -1,5 +1,6 @@
-// `npm start` (`timegate start`): first run creates the database and the demo account and prints
-// the URLs and keys; the keys work; a second run prints the same keys from demo-keys.json.
+// `npm start` (`timegate start`): first run creates the database and the demo account, starts the
+// gateway in front of the service and prints the URLs and keys; the keys work on both faces; a
+// second run prints the same keys from demo-keys.json.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,7 +15,7 @@ interface Started {
 
 /** Runs `timegate start` until its banner has been printed. */
 function start(db: string): Promise<Started> {
-  const child = spawn(process.execPath, ['bin/timegate.js', 'start', '--db', db, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['bin/timegate.js', 'start', '--db', db, '--port', '0', '--gateway-port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   return new Promise((resolve, reject) => {
     let banner = '';
@@ -39,7 +40,7 @@ describe('timegate start', () => {
     await rm(folder, { recursive: true, force: true });
   });
 
-  it('prints the service URL and three demo keys that work, and the same keys on the next run', async () => {
+  it('prints the service and gateway URLs and three demo keys that work on both, and the same keys on the next run', async () => {
     const db = join(folder, 'data', 'demo.sqlite');
     const first = await start(db);
     const root = /OData V2 service\s+(\S+)/.exec(first.banner)?.[1] as string;
@@ -47,10 +48,25 @@ describe('timegate start', () => {
     expect(root).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/V1\/Api\.svc$/);
     expect(keys).toHaveLength(3);
     expect(first.banner).toContain('Alex Berger (admin');
+    const restRoot = /REST gateway\s+(\S+)/.exec(first.banner)?.[1] as string;
+    const openapiUrl = /OpenAPI\s+(\S+)/.exec(first.banner)?.[1] as string;
+    const docsUrl = /API docs\s+(\S+)/.exec(first.banner)?.[1] as string;
+    expect(restRoot).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
+    expect(openapiUrl).toBe(restRoot.replace('/api/v1', '/openapi.json'));
+    expect(docsUrl).toBe(restRoot.replace('/api/v1', '/docs'));
     for (const key of keys) {
       const response = await fetch(`${root}/Projects?$format=json`, { headers: { 'x-serviceapikey': key } });
       expect(response.status).toBe(200);
+      const odata = (await response.json()) as { d: { results: { ID: number; Name: string }[] } };
+      const rest = await fetch(`${restRoot}/projects?orderBy=id`, { headers: { 'x-serviceapikey': key } });
+      expect(rest.status).toBe(200);
+      const page = (await rest.json()) as { items: { id: number; name: string }[] };
+      // The gateway shows each key the same projects the service does, in REST names.
+      expect(page.items.map((p) => [p.id, p.name]).sort()).toEqual(odata.d.results.map((p) => [p.ID, p.Name]).sort());
     }
+    const document = (await (await fetch(openapiUrl)).json()) as { openapi: string };
+    expect(document.openapi).toBe('3.1.0');
+    expect((await fetch(docsUrl)).status).toBe(200);
     expect(await first.stop()).toBe(0);
     expect((await stat(join(folder, 'data', 'demo-keys.json'))).mode & 0o777).toBe(0o600);
 
