@@ -59,14 +59,14 @@ export function storableSeconds(status: number, headers: Headers, ttlSeconds: nu
 }
 
 /**
- * The request headers that choose a representation, so they are part of every cache key: the
- * format (`Accept`; `$format` is in the query), the JSON shape of OData V2
- * (`MaxDataServiceVersion`), and the host and scheme the response's absolute URIs are written for.
+ * The request headers that choose a representation, so they are part of every cache key. On the
+ * REST face: the negotiation headers. On the OData face also the JSON shape of OData V2
+ * (`MaxDataServiceVersion`) and the host and scheme its absolute URIs are written for (REST
+ * documents link relatively, so replicas behind different host names share their entries).
  */
-export const KEY_HEADERS = [
-  'accept',
-  'accept-encoding',
-  'accept-language',
+export const REST_KEY_HEADERS = ['accept', 'accept-encoding', 'accept-language'] as const;
+export const ODATA_KEY_HEADERS = [
+  ...REST_KEY_HEADERS,
   'maxdataserviceversion',
   'dataserviceversion',
   'host',
@@ -78,7 +78,7 @@ export const KEY_HEADERS = [
 /** A response that varies on a header outside the key (or on `*`) cannot be replayed safely. */
 function variesOnlyOnKeyHeaders(vary: string): boolean {
   if (vary === '') return true;
-  return vary.split(',').every((name) => (KEY_HEADERS as readonly string[]).includes(name.trim().toLowerCase()));
+  return vary.split(',').every((name) => (ODATA_KEY_HEADERS as readonly string[]).includes(name.trim().toLowerCase()));
 }
 
 /** Headers that belong to one response or one connection, never replayed from the cache. */

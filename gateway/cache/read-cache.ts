@@ -160,7 +160,7 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
     if (directives.noStore || ttlSeconds <= 0) return;
 
     const partition = credentialPartition(request.headers, request.query, options.keyHeaders) ?? 'anonymous';
-    const key = cacheKeyOf(partition, request.url, request.headers);
+    const key = cacheKeyOf(resource.face, partition, request.url, request.headers);
     const found = await lookup(request, key, resource.dependsOn);
     if (found === undefined) return;
     const now = Date.now();
