@@ -5,7 +5,13 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { testDatabases } from '../helpers/databases.js';
 import type { EdgeGateway, RecordedMetrics } from './cache-fixture.js';
-import { recordedMetrics, startEdgeGateway } from './cache-fixture.js';
+import { recordedMetrics, startEdgeGateway, uniqueKeyPrefix } from './cache-fixture.js';
+
+/** Every database, with the in-process store and with the Redis store. */
+const cases = testDatabases.flatMap((kind) =>
+  (['memory', 'redis'] as const).map((store) => ({ kind, store, name: `${kind.name}, ${store} store` })),
+);
+const storeOptions = (store: 'memory' | 'redis') => (store === 'redis' ? { redisKeyPrefix: uniqueKeyPrefix() } : {});
 
 interface Item {
   readonly id: number;
@@ -29,13 +35,13 @@ function keyHeader(key: string): Record<string, string> {
   return { 'X-ServiceApiKey': key };
 }
 
-describe.each(testDatabases)('read cache on the REST face ($name)', (kind) => {
+describe.each(cases)('read cache on the REST face ($name)', ({ kind, store }) => {
   let t: EdgeGateway;
   let metrics: RecordedMetrics;
 
   beforeAll(async () => {
     metrics = recordedMetrics();
-    t = await startEdgeGateway(kind, { cache: { defaultTtlSeconds: 60 }, metrics });
+    t = await startEdgeGateway(kind, { cache: { defaultTtlSeconds: 60 }, metrics, ...storeOptions(store) });
   });
   afterAll(() => t.close());
 
@@ -186,11 +192,11 @@ describe.each(testDatabases)('read cache on the REST face ($name)', (kind) => {
   });
 });
 
-describe.each(testDatabases)('stale-if-error on the REST face ($name)', (kind) => {
+describe.each(cases)('stale-if-error on the REST face ($name)', ({ kind, store }) => {
   let t: EdgeGateway;
 
   beforeAll(async () => {
-    t = await startEdgeGateway(kind, { cache: { defaultTtlSeconds: 1, staleIfErrorSeconds: 60 } });
+    t = await startEdgeGateway(kind, { cache: { defaultTtlSeconds: 1, staleIfErrorSeconds: 60 }, ...storeOptions(store) });
   });
   afterAll(() => t.close());
 
