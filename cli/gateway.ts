@@ -10,6 +10,7 @@ import { loadGeneratedArtefacts } from '../gateway/model-artefacts.js';
 import { startGateway } from '../gateway/start.js';
 import { UsageError } from './command.js';
 import type { Command } from './command.js';
+import { EDGE_OPTIONS, EDGE_USAGE, edgeConfig } from './edge-options.js';
 import { untilSignal } from './lifecycle.js';
 import { integerOption } from './options.js';
 
@@ -41,7 +42,9 @@ Options:
   --no-docs               do not serve the /docs page (/openapi.json is always served)
   --trust-proxy           believe X-Forwarded-Proto/-Host (behind a proxy)
   --log-level <level>     fatal, error, warn, info, debug, trace or silent (default ${DEFAULT_GATEWAY_CONFIG.logLevel})
-  -h, --help              show this help`;
+  -h, --help              show this help
+
+${EDGE_USAGE}`;
 
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
@@ -76,6 +79,7 @@ export function gatewayCommandLine(args: readonly string[], env: NodeJS.ProcessE
       'trust-proxy': { type: 'boolean', default: false },
       'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
+      ...EDGE_OPTIONS,
     },
     strict: true,
     allowPositionals: false,
@@ -100,6 +104,7 @@ export function gatewayCommandLine(args: readonly string[], env: NodeJS.ProcessE
     docs: !values['no-docs'],
     trustProxy: values['trust-proxy'],
     logLevel,
+    ...edgeConfig(values),
     upstream: {
       url,
       format: oneOf<UpstreamFormat>('upstream-format', values['upstream-format'], ['json', 'atom'], DEFAULT_UPSTREAM_CONFIG.format),
