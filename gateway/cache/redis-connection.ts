@@ -24,6 +24,13 @@ export async function openRedis(url: string, commandTimeoutMs: number): Promise<
   });
   // Connection errors surface on each command; ioredis reconnects on its own.
   redis.on('error', () => {});
-  await redis.connect();
+  try {
+    await redis.connect();
+  } catch (error) {
+    // Stop the reconnect loop, which would keep the process alive, and say where we tried.
+    redis.disconnect();
+    const where = new URL(url);
+    throw new Error(`cannot reach Redis at ${where.host}: ${error instanceof Error ? error.message : String(error)}`);
+  }
   return redis;
 }
