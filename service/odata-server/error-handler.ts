@@ -2,6 +2,7 @@
 // `<error>` in the metadata namespace by default, its JSON twin when the request asked for JSON
 // (`$format` or `Accept`). Known errors keep their status, code and message; anything else is a
 // 500 that says nothing about the inside (the details go to the log, never to the client).
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { negotiate } from '../../odata/content-negotiation.js';
 import { ODataError } from '../../odata/errors.js';
@@ -49,4 +50,24 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   if (error instanceof UnauthorizedError) reply.header('www-authenticate', `Basic realm="${realm}", charset="UTF-8"`);
   if (error instanceof MethodNotAllowedError) reply.header('allow', error.allow.join(', '));
   return reply.code(described.status).header('content-type', contentType).send(body);
+}
+
+/**
+ * Requests Node's HTTP parser refuses before any route sees them (a URL or headers beyond the
+ * size limit, a malformed request line): an XML error document too (the Accept header was never
+ * read, so the default format), then the connection closes as the parser cannot continue.
+ */
+export function sendClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, message] = error.code === 'HPE_HEADER_OVERFLOW'
+    ? [431, 'Request Header Fields Too Large', 'the request line and headers are longer than the server accepts; send long $filter expressions shorter']
+    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout', 'the request did not arrive in time']
+      : [400, 'Bad Request', 'the request is not valid HTTP'];
+  const body = writeXmlError({ code: 'BAD_REQUEST', message, lang: 'en' });
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/xml;charset=utf-8\r\n`
+      + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(error);
 }
