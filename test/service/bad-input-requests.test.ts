@@ -3,6 +3,7 @@
 // the read-only `ApiKey` query parameter (§5: 403), and IDs of another company account (404 for
 // what the caller cannot see, 409 for a reference to it). Each is a clear 4xx as an OData error
 // document in the negotiated format, and nothing stored changes.
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabases } from '../helpers/databases.js';
 import type { Format } from '../helpers/odata-client.js';
@@ -54,6 +55,32 @@ describe.each(testDatabases)('bad requests on $name', (kind) => {
   });
 
   afterAll(() => service?.close());
+
+  describe('what the HTTP parser refuses before the service sees it', () => {
+    it('a URL beyond the header size limit is a 431 with an OData error document, and the service goes on', async () => {
+      const filter = encodeURIComponent(`${'ID eq 1 or '.repeat(2000)}ID eq 1`);
+      const reply = await alex.get(`/Projects?$filter=${filter}`, { format: 'json' });
+      expect(reply.status).toBe(431);
+      expect(reply.contentType).toBe('application/xml;charset=utf-8');
+      expect(expectError(reply, 431, 'atom').message).toMatch(/longer than the server accepts/);
+      expectStatus(await alex.get('/Projects', { format: 'json' }), 200);
+    });
+
+    it('a request that is not HTTP is a 400 with an OData error document', async () => {
+      const { port } = new URL(service.origin);
+      const answer = await new Promise<string>((resolve, reject) => {
+        let text = '';
+        const socket = connect(Number(port), '127.0.0.1', () => socket.write('MERGE /V1/Api.svc/Projects(1) KAPUTT\r\n\r\n'));
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk: string) => (text += chunk));
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+      expect(answer).toContain('Content-Type: application/xml;charset=utf-8');
+      expect(answer).toMatch(/<error xmlns="[^"]+"><code>BAD_REQUEST<\/code><message xml:lang="en">the request is not valid HTTP<\/message><\/error>$/);
+    });
+  });
 
   describe.each(FORMATS)('answered in %s', (format: Format) => {
     describe('hostile query options', () => {
