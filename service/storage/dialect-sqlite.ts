@@ -8,6 +8,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, SqliteAdapter, SqliteDialect, SqliteDriver, sql } from 'kysely';
 import type { DatabaseConnection, DialectAdapter, Driver, RawBuilder, SqliteDialectConfig } from 'kysely';
 import type { ConstraintKind, ConstraintViolation, DatePart, DialectSetup, ParameterType, SqlFunctions, StorageDialect } from './dialect.js';
+import { withStatementCache } from './sqlite-statement-cache.js';
 
 export interface SqliteOptions {
   /** How long a writer waits for another process's lock before failing (ms). */
@@ -31,7 +32,7 @@ export function createSqliteSetup(file: string, options: SqliteOptions = {}): Di
   database.pragma('foreign_keys = ON');
   return {
     storage: sqliteStorage,
-    kyselyDialect: new ImmediateSqliteDialect({ database }),
+    kyselyDialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }),
     location: isMemory ? 'sqlite::memory:' : `sqlite:${path}`,
   };
 }
