@@ -4,7 +4,7 @@
 // Fastify route sending fixed bytes, on the same core and the same way.
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +28,8 @@ export interface LoadOptions {
   readonly connectionHeaders?: readonly Record<string, string>[];
   /** Each connection starts its loop at its own place in `requests` (for independent requests). */
   readonly spread?: boolean;
+  /** The server's process id: its CPU time per request is measured too (Linux /proc). */
+  readonly serverPid?: number;
 }
 
 export interface LoadResult {
@@ -36,9 +38,16 @@ export interface LoadResult {
   readonly p99Ms: number;
   /** Non-2xx responses and socket errors: a run with any is not a valid measurement. */
   readonly failures: number;
+  /**
+   * CPU time the server process spent per response (ms, all its threads), when its pid was
+   * given. Unlike req/s it hardly moves when other work shares the machine's cores.
+   */
+  readonly serverCpuMsPerRequest?: number;
 }
 
 const CORES = 2;
+/** USER_HZ of /proc times: 100 on every Linux architecture Node runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
 
 /** Runs this process on one core (best effort: a machine without taskset just shares). */
 export function pinThisProcess(core: number): void {
@@ -99,6 +108,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   const connectionHeaders = options.connectionHeaders;
   const connections = options.connections ?? 10;
   let nextClient = 0;
+  const cpuBefore = options.serverPid === undefined ? undefined : await cpuMs(options.serverPid);
   const result = await autocannon({
     url: options.origin,
     connections,
@@ -115,12 +125,23 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
         extra === undefined ? request : { ...request, headers: { ...request.headers, ...extra } }));
     },
   });
+  const cpuSpent = cpuBefore === undefined || options.serverPid === undefined ? undefined : (await cpuMs(options.serverPid)) - cpuBefore;
   return {
     requestsPerSecond: result.requests.average,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     failures: result.non2xx + result.errors + result.timeouts,
+    ...(cpuSpent === undefined || result.requests.total === 0 ? {} : { serverCpuMsPerRequest: cpuSpent / result.requests.total }),
   };
+}
+
+/** User + system CPU time of a process so far (ms), from /proc/<pid>/stat. */
+async function cpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces), counted from field 3.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
 }
 
 /** Warms the server up (JIT, caches, connection pools), then measures. */
@@ -131,6 +152,7 @@ export async function measure(options: LoadOptions): Promise<LoadResult> {
 
 export interface RunningServer {
   readonly origin: string;
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -153,7 +175,7 @@ export async function startPinnedServer(core: number, argsFor: (port: number) =>
     throw error;
   }
   exited.catch(() => undefined);
-  return { origin, stop: () => stopProcess(child) };
+  return { origin, pid: child.pid as number, stop: () => stopProcess(child) };
 }
 
 /** The bare Fastify baseline (bench/baseline-server.ts) answering every GET with `body`. */
@@ -166,6 +188,7 @@ export async function startBaselineServer(core: number, body: string, contentTyp
     const server = await startPinnedServer(core, (port) => ['--import', 'tsx', script, bodyFile, contentType, String(port)]);
     return {
       origin: server.origin,
+      pid: server.pid,
       stop: async () => {
         await server.stop();
         await rm(folder, { recursive: true, force: true });

@@ -190,8 +190,10 @@ function targets(list: readonly Scenario[]): Map<string, Target> {
 
 async function measureAll(service: RunningServer, baseline: RunningServer, list: readonly Scenario[]): Promise<Results> {
   const runs = [
-    { name: BASELINE, origin: baseline.origin, requests: [{ path: `${ROOT}/TimeEntries?$format=json` }] as LoadRequest[] },
-    ...list.map((s) => ({ name: s.name, origin: service.origin, requests: s.requests, connectionHeaders: s.connectionHeaders, spread: s.spread })),
+    { name: BASELINE, origin: baseline.origin, serverPid: baseline.pid, requests: [{ path: `${ROOT}/TimeEntries?$format=json` }] as LoadRequest[] },
+    ...list.map((s) => ({
+      name: s.name, origin: service.origin, serverPid: service.pid, requests: s.requests, connectionHeaders: s.connectionHeaders, spread: s.spread,
+    })),
   ];
   const results = new Map(runs.map((run) => [run.name, [] as LoadResult[]]));
   for (const run of runs) await load({ ...run, connections: CONNECTIONS, durationSeconds: WARMUP_SECONDS });
@@ -203,6 +205,11 @@ async function measureAll(service: RunningServer, baseline: RunningServer, list:
     }
   }
   return results;
+}
+
+function cpuPerRequest(runs: readonly LoadResult[]): string {
+  const values = runs.flatMap((r) => (r.serverCpuMsPerRequest === undefined ? [] : [r.serverCpuMsPerRequest]));
+  return values.length === 0 ? '—' : median(values).toFixed(3);
 }
 
 function report(place: BenchPlace, account: SeededAccount, list: readonly Scenario[], results: Results): void {
@@ -217,6 +224,7 @@ function report(place: BenchPlace, account: SeededAccount, list: readonly Scenar
       formatRate(median(rates(results, name))) + (failures > 0 ? ` (INVALID: ${failures} failed responses)` : ''),
       `${median(runs.map((r) => r.p50Ms))}`,
       `${median(runs.map((r) => r.p99Ms))}`,
+      cpuPerRequest(runs),
       name === BASELINE ? '1.00×' : formatRatio(ratio(results, name, BASELINE)),
       goal === undefined ? '—' : `${goal.text}: ${goal.value(results)} ${goal.met(results) ? 'met' : 'NOT met'}`,
       cap === undefined ? '—' : formatRate(cap),
@@ -227,8 +235,10 @@ function report(place: BenchPlace, account: SeededAccount, list: readonly Scenar
   console.log(`### ${place.name}\n`);
   console.log(`${account.entries.toLocaleString('en')} time entries seeded in ${account.seconds.toFixed(1)} s. ` +
     `${CONNECTIONS} connections, ${ROUNDS} rounds of ${ROUND_SECONDS} s per scenario (after ${WARMUP_SECONDS} s warm-up), ` +
-    'order alternating; req/s, p50 and p99 (ms) are medians over the rounds, × baseline the median of per-round ratios.\n');
-  console.log(markdownTable(['scenario', 'req/s', 'p50 ms', 'p99 ms', '× baseline', 'target (issue 4)', 'SAP CAP req/s'], rows));
+    'order alternating; req/s, p50 and p99 (ms) are medians over the rounds, × baseline the median of per-round ratios. ' +
+    'Server CPU is the CPU time of the server process per response (all its threads; not the database server\'s on PostgreSQL): ' +
+    'it moves much less than req/s when other work shares the cores.\n');
+  console.log(markdownTable(['scenario', 'req/s', 'p50 ms', 'p99 ms', 'server CPU ms/req', '× baseline', 'target (issue 4)', 'SAP CAP req/s'], rows));
   console.log(`\nNoise: baseline rounds ${base.map(formatRate).join(', ')} req/s, spread ${(spread * 100).toFixed(1)}% of the median.\n`);
 }
 
