@@ -69,10 +69,14 @@ export function readJsonProperty(
   return valueDecoder(index, property.type, property.name)(body[property.name]);
 }
 
-/** `$links` of a to-many navigation, with `__count` first when `$inlinecount=allpages`. */
-export function writeJsonLinks(uris: readonly string[], count?: number): string {
+/**
+ * `$links` of a to-many navigation, with `__count` first when `$inlinecount=allpages` and
+ * `__next` last when the server pages the links as it pages feeds.
+ */
+export function writeJsonLinks(uris: readonly string[], count?: number, next?: string): string {
   const head = count === undefined ? '{"d":{"results":[' : `{"d":{"__count":"${Math.trunc(count)}","results":[`;
-  return `${head}${uris.map((uri) => `{"uri":${jsonString(uri)}}`).join(',')}]}}`;
+  const tail = next === undefined ? ']}}' : `],"__next":${jsonString(next)}}}`;
+  return `${head}${uris.map((uri) => `{"uri":${jsonString(uri)}}`).join(',')}${tail}`;
 }
 
 /** `$links` of a to-one navigation. */

@@ -62,12 +62,16 @@ export function readXmlProperty(
   return xmlElementReader(index, property.type, property.name)(root);
 }
 
-/** `$links` of a to-many navigation: absolute URIs of the related entries. */
-export function writeXmlLinks(uris: readonly string[], count?: number): string {
+/**
+ * `$links` of a to-many navigation: absolute URIs of the related entries, and V2's `<next>`
+ * with the address of the next page when the server pages the links.
+ */
+export function writeXmlLinks(uris: readonly string[], count?: number, next?: string): string {
   let out = `${XML_DECLARATION}<links xmlns="${NS_DATA}">`;
   if (count !== undefined) out += `<m:count xmlns:m="${NS_METADATA}">${count}</m:count>`;
   for (const uri of uris) out += `<uri>${escapeXmlText(uri)}</uri>`;
-  return uris.length === 0 && count === undefined ? `${XML_DECLARATION}<links xmlns="${NS_DATA}"/>` : `${out}</links>`;
+  if (next !== undefined) out += `<next>${escapeXmlText(next)}</next>`;
+  return uris.length === 0 && count === undefined && next === undefined ? `${XML_DECLARATION}<links xmlns="${NS_DATA}"/>` : `${out}</links>`;
 }
 
 /** `$links` of a to-one navigation (and the body of a link create/update request). */
@@ -82,8 +86,8 @@ function uriText(element: XmlElement): string {
   return uri;
 }
 
-/** The URIs of a `<links>` or a single `<uri>` document, and `m:count` when present. */
-export function readXmlLinks(input: string | Uint8Array, options?: XmlParseOptions): { uris: string[]; count?: number } {
+/** The URIs of a `<links>` or a single `<uri>` document, and `m:count` and `<next>` when present. */
+export function readXmlLinks(input: string | Uint8Array, options?: XmlParseOptions): { uris: string[]; count?: number; next?: string } {
   const root = parseXml(input, options);
   if (root.ns === NS_DATA && root.local === 'uri') return { uris: [uriText(root)] };
   if (root.ns !== NS_DATA || root.local !== 'links') {
@@ -91,13 +95,15 @@ export function readXmlLinks(input: string | Uint8Array, options?: XmlParseOptio
   }
   const uris: string[] = [];
   let count: number | undefined;
+  let next: string | undefined;
   for (const child of root.children) {
     if (child.ns === NS_DATA && child.local === 'uri') uris.push(uriText(child));
+    else if (child.ns === NS_DATA && child.local === 'next') next = uriText(child);
     else if (child.ns === NS_METADATA && child.local === 'count' && /^\d{1,15}$/.test(child.text.trim())) {
       count = Number(child.text.trim());
     } else throw new PayloadError(`unexpected element {${child.ns}}${child.local.slice(0, 60)} in links`);
   }
-  return count === undefined ? { uris } : { uris, count };
+  return { uris, ...(count === undefined ? {} : { count }), ...(next === undefined ? {} : { next }) };
 }
 
 export interface XmlError {

@@ -97,5 +97,6 @@ export async function readLinks<C>(op: Operation<C>, path: PathOf<'links'>): Pro
     return { status: 200, representation: parts.representations.count(target.response, await parts.dataSource.count(caller, selection)) };
   }
   const page = await readPage(op, selection);
-  return { status: 200, representation: parts.representations.links(target.response, page.records.map(uriOf), page.count) };
+  // Paged like a feed: without the next link a client would take the first page for all links.
+  return { status: 200, representation: parts.representations.links(target.response, page.records.map(uriOf), page.count, page.next) };
 }

@@ -104,11 +104,11 @@ export class Representations {
     return { contentType: negotiate({ accept: ctx.accept, kind: 'count' }), body: String(count) };
   }
 
-  links(ctx: ResponseContext, uris: readonly string[], count?: number): Representation {
+  links(ctx: ResponseContext, uris: readonly string[], count?: number, next?: string): Representation {
     const contentType = this.contentType(ctx, 'links');
     return isJson(contentType)
-      ? this.json(ctx, contentType, writeJsonLinks(uris, count))
-      : { contentType, body: writeXmlLinks(uris, count) };
+      ? this.json(ctx, contentType, writeJsonLinks(uris, count, next))
+      : { contentType, body: writeXmlLinks(uris, count, next) };
   }
 
   link(ctx: ResponseContext, uri: string): Representation {
