@@ -231,6 +231,25 @@ export function readLinks(reply: Reply): string[] {
   throw new Error(`${reply.url} answered ${reply.status} with ${reply.contentType}, not a links document: ${reply.text.slice(0, 300)}`);
 }
 
+/** A page of a to-many `$links` document: its URIs, `$inlinecount` and the next page's link. */
+export interface LinksPage {
+  readonly uris: string[];
+  readonly count?: number;
+  readonly next?: string;
+}
+
+export function readLinksPage(reply: Reply): LinksPage {
+  if (reply.contentType.startsWith('application/xml')) return readXmlLinks(reply.text);
+  if (!reply.contentType.startsWith('application/json')) throw new Error(`${reply.url} answered ${reply.status} with ${reply.contentType}, not a links document`);
+  // The odata/ reader gives the URIs; `__count` and `__next` sit beside `results`.
+  const d = (JSON.parse(reply.text) as { d?: { __count?: string; __next?: string } }).d ?? {};
+  return {
+    uris: readJsonLinks(reply.text),
+    ...(d.__count === undefined ? {} : { count: Number(d.__count) }),
+    ...(d.__next === undefined ? {} : { next: d.__next }),
+  };
+}
+
 export interface ErrorBody {
   readonly code: string | null;
   readonly message: string;

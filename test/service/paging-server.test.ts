@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EdmRecord } from '../../odata/edm.js';
 import { testDatabases } from '../helpers/databases.js';
-import { ERROR_CONTENT_TYPE, FORMATS, ODataClient, expectStatus, readError, readFeed } from '../helpers/odata-client.js';
+import { ERROR_CONTENT_TYPE, FORMATS, ODataClient, expectStatus, readError, readFeed, readLinksPage } from '../helpers/odata-client.js';
 import { startTestService } from '../helpers/service.js';
 import type { TestService } from '../helpers/service.js';
 
@@ -121,6 +121,24 @@ describe.each(testDatabases)('server paging on $name', (kind) => {
       expect(rows.length).toBeGreaterThan(100);
       expect(ids(records)).toEqual(rows.map((r) => r.id));
       expect(pageSizes[0]).toBe(100);
+    });
+
+    it('$links page like feeds: /Users(n)/$links/TimeEntries has a next link, and following it yields every link once', async () => {
+      const accept = format === 'json' ? 'application/json' : 'application/xml';
+      const rows = await service.database.db.selectFrom('time_entries').select('id').where('user_id', '=', service.admin.userId).orderBy('id').execute();
+      const uris: string[] = [];
+      let next: string | undefined = `/Users(${service.admin.userId})/$links/TimeEntries?$inlinecount=allpages`;
+      for (let pages = 0; next !== undefined; pages++) {
+        expect(pages).toBeLessThan(5);
+        const reply = await client.get(next, { headers: { accept } });
+        expectStatus(reply, 200);
+        const page = readLinksPage(reply);
+        expect(page.count).toBe(rows.length);
+        expect(page.uris.length).toBeLessThanOrEqual(100);
+        uris.push(...page.uris);
+        next = page.next;
+      }
+      expect(uris).toEqual(rows.map((row) => `${service.root}/TimeEntries(${row.id})`));
     });
 
     it('a $skiptoken the service did not write, or one for another $orderby, is a 400 error document', async () => {
