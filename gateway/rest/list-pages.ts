@@ -8,6 +8,7 @@
 // last token: offsets then grow within the stretch the upstream does not page itself.
 import type { FastifyRequest } from 'fastify';
 import { DEFAULT_LIST_LIMIT } from '../../codegen/json-schema.js';
+import { resolveLimits } from '../../odata/limits.js';
 import type { EntitySet } from '../../odata/model.js';
 import { InvalidQueryError } from '../errors.js';
 import type { FieldError } from '../errors.js';
@@ -59,9 +60,17 @@ function stateOf(ctx: RestContext, operation: ListOperation, request: FastifyReq
   };
 }
 
-function upstreamQuery(state: CursorState): string {
+/**
+ * One more than the page holds, to learn whether another follows; but never above the largest
+ * `$top` upstreams accept (odata/'s maxTop, which the contract's `limit` maximum equals).
+ */
+function topOf(ctx: RestContext, state: CursorState): number {
+  return Math.min(state.limit + 1, resolveLimits(ctx.limits).maxTop);
+}
+
+function upstreamQuery(state: CursorState, top: number): string {
   const parts = state.options === '' ? [] : [state.options];
-  parts.push(`$top=${state.limit + 1}`);
+  parts.push(`$top=${top}`);
   if (state.skipToken !== undefined) parts.push(`$skiptoken=${encodeURIComponent(state.skipToken)}`);
   if (state.skip > 0) parts.push(`$skip=${state.skip}`);
   if (state.count) parts.push('$inlinecount=allpages');
@@ -78,7 +87,8 @@ export async function readListPage(
   call: CallContext,
 ): Promise<ListPage> {
   const state = stateOf(ctx, operation, request, list);
-  const feed = await ctx.upstream.feed(operation.set, odataPath, upstreamQuery(state), call);
+  const top = topOf(ctx, state);
+  const feed = await ctx.upstream.feed(operation.set, odataPath, upstreamQuery(state, top), call);
   const shape = ctx.shapes.of(operation.set);
   let entries = feed.entries;
   let following: CursorState | undefined;
@@ -90,6 +100,10 @@ export async function readListPage(
     const paging = pagingOf(feed.next);
     const { skipToken: _previous, ...options } = state;
     following = { ...options, skip: paging.skip, ...(paging.skipToken === undefined ? {} : { skipToken: paging.skipToken }) };
+  } else if (top === state.limit && entries.length === state.limit) {
+    // A full page at the largest $top cannot tell whether more follow: offer a next page, which
+    // may come back empty.
+    following = { ...state, skip: state.skip + state.limit };
   }
   const next = following === undefined ? null : `${pathOf(request)}?cursor=${ctx.cursors.encode(following)}`;
   const items = entries.map((entry) => shape.toRest(entry));
