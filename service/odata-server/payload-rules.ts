@@ -77,6 +77,10 @@ export class PayloadRules {
       return value;
     }
     if (typeof value === 'string' && !isRepresentableText(value)) throw this.invalid(type, p, this.messages.invalidValue(type, p));
+    if (p.type === 'Edm.Decimal' && typeof value === 'string' && !fitsDecimalFacets(value, p.precision, p.scale)) {
+      // Beyond Precision/Scale a database rounds silently (PostgreSQL) or overflows (a 500).
+      throw this.invalid(type, p, this.messages.invalidValue(type, p));
+    }
     if (typeof value === 'string' && typeof p.maxLength === 'number' && value.length > p.maxLength) {
       // MaxLength counts characters; a string longer in UTF-16 units may still fit in code points.
       if ([...value].length > p.maxLength) throw this.invalid(type, p, this.messages.tooLong(type, p, p.maxLength));
@@ -119,6 +123,14 @@ const NOT_XML_TEXT = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
  */
 export function isRepresentableText(text: string): boolean {
   return !NOT_XML_TEXT.test(text);
+}
+
+/** Whether canonical decimal text (`-12.5`) has at most `scale` fraction digits and `precision` digits in all. */
+export function fitsDecimalFacets(text: string, precision: number | undefined, scale: number | undefined): boolean {
+  const [whole = '', fraction = ''] = text.replace(/^-/, '').split('.');
+  const wholeDigits = whole.replace(/^0+/, '').length;
+  if (scale !== undefined && fraction.length > scale) return false;
+  return precision === undefined || wholeDigits + (scale ?? fraction.length) <= precision;
 }
 
 /** Equality of two Edm values as they are written (dates by instant). */
