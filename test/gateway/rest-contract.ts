@@ -58,7 +58,7 @@ export class RestContract {
   }
 
   private validatorOf(pointer: string, mediaType: string): ValidateFunction {
-    const ref = `openapi.json${pointer}/content/${mediaType.replaceAll('~', '~0').replaceAll('/', '~1')}/schema`;
+    const ref = mediaType === '' ? `openapi.json${pointer}` : `openapi.json${pointer}/content/${mediaType.replaceAll('~', '~0').replaceAll('/', '~1')}/schema`;
     let validate = this.validators.get(ref);
     if (validate === undefined) {
       validate = this.ajv.compile({ $ref: ref });
@@ -90,6 +90,20 @@ export class RestContract {
       }
     }
     return { status: response.status, headers: response.headers, body };
+  }
+
+  /** A problem document (any route, documented or not) with `status`, valid for the Problem schema. */
+  async problem(response: Response, status: number): Promise<{ type: string; title: string; status: number; detail?: string; instance?: string; code?: string; errors?: { pointer: string; detail: string }[] }> {
+    const text = await response.text();
+    expect(response.status, text.slice(0, 500)).toBe(status);
+    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    const body: unknown = JSON.parse(text);
+    const validate = this.validatorOf('#/components/schemas/Problem', '');
+    expect(validate(body) ? [] : validate.errors).toEqual([]);
+    expect(text).not.toMatch(/\bat .+\.(ts|js):\d+/);
+    const problem = body as { status: number };
+    expect(problem.status).toBe(status);
+    return body as never;
   }
 
   /** Operation ids of the document no check has seen yet. */

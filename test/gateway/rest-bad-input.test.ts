@@ -1,0 +1,107 @@
+// Bad input never reaches the upstream: each case is a problem+json 4xx naming what is wrong
+// (every failing field with a JSON pointer), and the service's request counter does not move.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestDatabaseKind } from '../helpers/databases.js';
+import { testDatabases } from '../helpers/databases.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { artefactsOf, startTestGateway } from '../helpers/gateway.js';
+import { RestContract } from './rest-contract.js';
+import { restClient } from './rest-fixture.js';
+
+const BODY_LIMIT = 4096;
+
+describe.each(testDatabases)('REST face refuses bad input before the upstream on $name', (kind: TestDatabaseKind) => {
+  let t: TestGateway;
+  let contract: RestContract;
+  let rest: ReturnType<typeof restClient>;
+  let key: string;
+
+  beforeAll(async () => {
+    t = await startTestGateway(kind, { features: [], config: { bodyLimitBytes: BODY_LIMIT } });
+    contract = new RestContract((await artefactsOf()).openapi);
+    rest = restClient(t);
+    key = t.service.admin.apiKey;
+  });
+  afterAll(() => t?.close());
+
+  /** Sends, expects a problem with `status`, and proves the upstream was not asked. */
+  async function refused(send: () => Promise<Response>, status: number) {
+    const before = t.service.requestCount();
+    const problem = await contract.problem(await send(), status);
+    expect(t.service.requestCount(), 'the upstream was called').toBe(before);
+    return problem;
+  }
+
+  it('lists every invalid field of a body with its pointer: unknown, wrong type, too long, server-set', async () => {
+    const problem = await refused(() => rest.post('/projects', key, { name: 'x'.repeat(51), active: 'yes', colour: 'red', id: 9, timeBudget: 1.5 }), 422);
+    expect(problem.type).toBe('urn:timegate:problem:invalid-body');
+    const pointers = (problem.errors ?? []).map((e) => e.pointer).sort();
+    expect(pointers).toEqual(expect.arrayContaining(['/active', '/name', '/timeBudget']));
+    expect(pointers.some((p) => p === '/colour' || p === '/id' || p === '')).toBe(true);
+    expect(problem.errors?.find((e) => e.pointer === '/name')?.detail).toMatch(/50/);
+    const missing = await refused(() => rest.post('/projects', key, { active: true }), 422);
+    expect(missing.errors?.map((e) => e.pointer).join(' ')).toMatch(/name/);
+    const update = await refused(() => rest.patch('/projects/1', key, { name: null, lastChangeTime: '2026-01-01T00:00:00Z' }), 422);
+    expect(update.errors?.length).toBeGreaterThanOrEqual(1);
+    const stopwatch = await refused(() => rest.post('/stopwatch', key, { projectId: 'one', comment: 'c'.repeat(1501) }), 422);
+    expect(stopwatch.errors?.map((e) => e.pointer).sort()).toEqual(['/comment', '/projectId']);
+    await refused(() => rest.post('/projects', key, '[1,2]'), 422);
+  });
+
+  it('refuses malformed JSON, wrong media types and oversized bodies', async () => {
+    await refused(() => rest.post('/projects', key, '{"name": "unterminated', 'application/json'), 400);
+    const text = await refused(() => rest.post('/projects', key, 'name=Website', 'text/plain'), 415);
+    expect(text.type).toBe('urn:timegate:problem:unsupported-media-type');
+    await refused(() => rest.post('/projects', key, '<entry/>', 'application/atom+xml'), 415);
+    // A merge patch is for PATCH; a create reads plain JSON only.
+    await refused(() => rest.post('/projects', key, { name: 'x' }, 'application/merge-patch+json'), 415);
+    await refused(() => rest.patch('/projects/1', key, '<entry/>', {}, 'application/xml'), 415);
+    const large = await refused(() => rest.post('/projects', key, { name: 'x', comment: 'y'.repeat(BODY_LIMIT) }), 413);
+    expect(large.type).toBe('urn:timegate:problem:payload-too-large');
+  });
+
+  it('refuses bad query parameters: filters, orderBy, select, expand, limit, unknown names, repeated options', async () => {
+    for (const filter of ["name eq 'unterminated", 'colour eq 1', "active eq 'yes'", 'name eq', 'id eq 1 or', `${'('.repeat(100)}id eq 1${')'.repeat(100)}`]) {
+      const problem = await refused(() => rest.get(`/projects?filter=${encodeURIComponent(filter)}`, key), 400);
+      expect(problem.errors?.[0]?.pointer).toBe('/filter');
+    }
+    expect((await refused(() => rest.get('/projects?orderBy=colour', key), 400)).errors?.[0]?.pointer).toBe('/orderBy');
+    expect((await refused(() => rest.get('/projects?select=colour', key), 400)).errors?.[0]?.pointer).toBe('/select');
+    expect((await refused(() => rest.get('/projects?expand=owner', key), 400)).errors?.[0]?.pointer).toBe('/expand');
+    expect((await refused(() => rest.get('/projects/1?expand=owner', key), 400)).errors?.[0]?.pointer).toBe('/expand');
+    expect((await refused(() => rest.get('/projects?limit=0', key), 400)).errors?.[0]?.pointer).toBe('/limit');
+    expect((await refused(() => rest.get('/projects?limit=1001', key), 400)).errors?.[0]?.pointer).toBe('/limit');
+    expect((await refused(() => rest.get('/projects?active=maybe&timeBudget=x', key), 400)).errors?.map((e) => e.pointer).sort()).toEqual(['/active', '/timeBudget']);
+    await refused(() => rest.get('/projects?colour=red', key), 400);
+    await refused(() => rest.get('/projects/1?limit=5', key), 400);
+    await refused(() => rest.get('/changes-digest', key), 400);
+    await refused(() => rest.get('/changes-digest?lastSynchronizationTime=yesterday', key), 400);
+  });
+
+  it('refuses cursors it did not write, changed ones, and ones of another list', async () => {
+    const page = (await (await rest.get('/projects?limit=2', key)).json()) as { next: string };
+    const cursor = new URL(page.next, t.origin).searchParams.get('cursor') as string;
+    const [payload, mac] = cursor.split('.') as [string, string];
+    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), n: 1000 })).toString('base64url');
+    for (const bad of ['garbage', `${payload}.AAAA`, `${forged}.${mac}`, cursor.slice(0, -2), '']) {
+      const problem = await refused(() => rest.get(`/projects?cursor=${encodeURIComponent(bad)}`, key), 400);
+      expect(problem.errors?.[0]?.pointer).toBe('/cursor');
+    }
+    const other = await refused(() => rest.get(`/clients?cursor=${encodeURIComponent(cursor)}`, key), 400);
+    expect(other.detail).toMatch(/another list/);
+    await refused(() => rest.get(`/projects?cursor=${encodeURIComponent(cursor)}&limit=5`, key), 400);
+  });
+
+  it('answers unknown routes, methods and malformed keys with problems, and a query key on a write with 403', async () => {
+    for (const path of ['/api/v1/nope', '/api/v1/projects/1/owner', '/api/v2/projects', '/']) {
+      const problem = await refused(() => fetch(`${t.origin}${path}`, { headers: { 'x-serviceapikey': key } }), 404);
+      expect(problem.type).toBe('urn:timegate:problem:route-not-found');
+    }
+    await refused(() => rest.delete('/users/1', key), 404);
+    await refused(() => rest.request('PUT', '/projects/1', key, { body: { name: 'x' } }), 404);
+    expect((await refused(() => rest.get('/projects/abc', key), 400)).errors?.[0]?.pointer).toBe('/id');
+    await refused(() => rest.get('/projects/99999999999', key), 400);
+    const forbidden = await refused(() => fetch(`${t.restRoot}/projects?ApiKey=${key}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"x"}' }), 403);
+    expect(forbidden.instance).toBe('/api/v1/projects');
+  });
+});
