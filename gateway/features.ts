@@ -7,6 +7,15 @@ import type { ModelIndex } from '../odata/model-index.js';
 import type { GatewayConfig } from './config.js';
 import type { GatewayArtefacts } from './model-artefacts.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
+import { authFeature } from './auth/auth-feature.js';
+import { cacheFeature } from './cache/cache-feature.js';
+import { rateLimitFeature } from './limits/rate-limit-feature.js';
+import { opsFeature } from './ops/ops-feature.js';
+import { createPrometheusMetrics } from './ops/prometheus-metrics.js';
+import { passthroughFeature } from './passthrough/passthrough-feature.js';
+import { CircuitBreaker } from './resilience/circuit-breaker.js';
+import { resilienceFeature } from './resilience/resilience-feature.js';
+import { RetryPolicy } from './resilience/retry-policy.js';
 
 /** What a feature may read while it registers. */
 export interface GatewayParts {
@@ -30,8 +39,24 @@ export interface GatewayFeature {
   register?(app: FastifyInstance, parts: GatewayParts & { readonly upstream: UpstreamClient }): void;
 }
 
-/** The features configured for this gateway, in the order they wrap and hook. */
-export function gatewayFeatures(_config: GatewayConfig): GatewayFeature[] {
-  // issue 6 adds its features here, e.g. passthroughFeature(config), cacheFeature(config), ...
-  return [];
+/**
+ * The features configured for this gateway, in the order they wrap and hook: operations first
+ * (its timing covers the rest), then load shedding, auth, rate limits, the cache, and the
+ * passthrough face. One metrics registry and one circuit breaker serve them all.
+ */
+export function gatewayFeatures(config: GatewayConfig): GatewayFeature[] {
+  const metrics = createPrometheusMetrics();
+  const shared = {
+    breaker: new CircuitBreaker(new URL(config.upstream.url).origin, config.resilience.breaker, metrics),
+    retries: new RetryPolicy(config.resilience.retry),
+    metrics,
+  };
+  return [
+    opsFeature(metrics),
+    resilienceFeature(shared),
+    authFeature(),
+    rateLimitFeature({ metrics }),
+    cacheFeature({ metrics }),
+    passthroughFeature(shared),
+  ];
 }

@@ -217,7 +217,7 @@ export async function passthroughPlugin(app: FastifyInstance, options: Passthrou
   }
 
   for (const url of [ROOT_ROUTE, `${ROOT_ROUTE}/*`]) {
-    app.route({ method: [...METHODS], url, handler: proxy });
+    app.route({ method: [...METHODS], url, handler: proxy, config: { metricsRoute: `${PASSTHROUGH_ROOT}/*` } });
   }
 
   // Anything else that fails on this face (a request Fastify refuses) is an OData error too.
