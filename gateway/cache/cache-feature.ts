@@ -11,6 +11,7 @@ import { MemoryCacheStore } from './memory-store.js';
 import { registerReadCache } from './read-cache.js';
 import { openRedis } from './redis-connection.js';
 import { RedisCacheStore } from './redis-store.js';
+import type { ResourceClassifier } from './request-resources.js';
 import { DEFAULT_FACE_PATHS, createResourceClassifier } from './request-resources.js';
 
 export interface CacheFeatureOptions {
@@ -19,9 +20,21 @@ export interface CacheFeatureOptions {
   readonly odataBasePath?: string;
 }
 
-/** The classifier of the gateway's model and faces. */
-export function classifierOf(parts: GatewayParts, odataBasePath = DEFAULT_FACE_PATHS.odataBasePath) {
-  return createResourceClassifier(parts.artefacts.model, { restBasePath: restBasePath(parts.artefacts.openapi), odataBasePath });
+const classifiers = new WeakMap<GatewayParts['artefacts'], Map<string, ResourceClassifier>>();
+
+/** The classifier of the gateway's model and faces, one per model, shared by cache and limiter. */
+export function classifierOf(parts: GatewayParts, odataBasePath = DEFAULT_FACE_PATHS.odataBasePath): ResourceClassifier {
+  let byPath = classifiers.get(parts.artefacts);
+  if (byPath === undefined) {
+    byPath = new Map();
+    classifiers.set(parts.artefacts, byPath);
+  }
+  let classify = byPath.get(odataBasePath);
+  if (classify === undefined) {
+    classify = createResourceClassifier(parts.artefacts.model, { restBasePath: restBasePath(parts.artefacts.openapi), odataBasePath });
+    byPath.set(odataBasePath, classify);
+  }
+  return classify;
 }
 
 /**

@@ -19,7 +19,6 @@ import type { CacheConfig } from './cache-config.js';
 import type { CacheLookup, CacheStore, StoredResponse } from './cache-store.js';
 import { isCurrent } from './cache-store.js';
 import { cacheKeyOf } from './cache-key.js';
-import { credentialPartition } from './credential-hash.js';
 import type { Conditional } from './http-caching.js';
 import {
   REPLACED_BY_STORED,
@@ -33,6 +32,7 @@ import {
 import type { RequestResource, ResourceClassifier } from './request-resources.js';
 import { METADATA_TTL_NAME } from './request-resources.js';
 import { bodyBytes, discardPayload } from './payload-bytes.js';
+import { factsOf } from './request-facts.js';
 
 export interface ReadCacheOptions {
   readonly config: CacheConfig;
@@ -148,7 +148,8 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
   }
 
   app.addHook('onRequest', async (request, reply) => {
-    const resource = classify(request.method, request.url);
+    const facts = factsOf(request, classify, options.keyHeaders);
+    const resource = facts.resource;
     if (resource === undefined) return;
     if (resource.isWrite) {
       writes.set(request, resource);
@@ -159,7 +160,7 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
     const ttlSeconds = ttlSecondsOf(resource);
     if (directives.noStore || ttlSeconds <= 0) return;
 
-    const partition = credentialPartition(request.headers, request.query, options.keyHeaders) ?? 'anonymous';
+    const partition = facts.partition ?? 'anonymous';
     const key = cacheKeyOf(resource.face, partition, request.url, request.headers);
     const found = await lookup(request, key, resource.dependsOn);
     if (found === undefined) return;

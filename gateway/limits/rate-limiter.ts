@@ -9,7 +9,7 @@
 //
 // Register it before the read cache, so that cache hits count against the budget too.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { credentialPartition } from '../cache/credential-hash.js';
+import { factsOf } from '../cache/request-facts.js';
 import type { ResourceClassifier } from '../cache/request-resources.js';
 import type { RateLimitMetrics } from '../ops/metrics.js';
 import { ConcurrencyCap } from './concurrency-cap.js';
@@ -37,11 +37,6 @@ interface Budget {
 const ANONYMOUS_POLICY = 'anonymous';
 const DEFAULT_POLICY = 'default';
 
-/** Who a request counts for: its key's hash, else its client address. */
-function callerOf(request: FastifyRequest, keyHeaders: readonly string[] | undefined): { readonly id: string; readonly hasKey: boolean } {
-  const partition = credentialPartition(request.headers, request.query, keyHeaders);
-  return partition === undefined ? { id: `ip:${request.ip}`, hasKey: false } : { id: partition, hasKey: true };
-}
 
 export function registerRateLimiter(app: FastifyInstance, options: RateLimiterOptions): void {
   const { config, counters, classify, metrics } = options;
@@ -68,13 +63,14 @@ export function registerRateLimiter(app: FastifyInstance, options: RateLimiterOp
 
   app.addHook('onRequest', async (request, reply) => {
     if (!hasBudgets && !cap.isActive) return;
-    const resource = classify(request.method, request.url);
+    const { resource, partition } = factsOf(request, classify, options.keyHeaders);
     if (resource === undefined) return;
-    const caller = callerOf(request, options.keyHeaders);
-    callers.set(request, caller.id);
-    const budget = budgetOf(resource.routeClass, caller.hasKey);
+    // Who the request counts for: its key's hash, else its client address.
+    const caller = partition ?? `ip:${request.ip}`;
+    callers.set(request, caller);
+    const budget = budgetOf(resource.routeClass, partition !== undefined);
     if (budget === undefined) return;
-    const window = await count(request, `${budget.name}:${caller.id}`, budget.limit.windowSeconds * 1000);
+    const window = await count(request, `${budget.name}:${caller}`, budget.limit.windowSeconds * 1000);
     if (window === undefined) return;
     reply.header('ratelimit-policy', policyField(budget.name, budget.limit));
     reply.header('ratelimit', rateLimitField(budget.name, budget.limit, window));
@@ -94,7 +90,7 @@ export function registerRateLimiter(app: FastifyInstance, options: RateLimiterOp
       else reply.raw.once('close', outcome.release);
       return;
     }
-    const resource = classify(request.method, request.url);
+    const resource = factsOf(request, classify, options.keyHeaders).resource;
     metrics.rateLimited('concurrency');
     return sendRefusal(resource?.face ?? 'rest', new ConcurrencyLimitedError(1, outcome.refused), request, reply);
   });
