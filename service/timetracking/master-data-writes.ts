@@ -1,8 +1,9 @@
 // Writes of the master data: Projects, Clients and Tasks. Administrators only; references must
 // point into the caller's account; an entity others still refer to cannot be deleted.
+import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { EdmRecord } from '../../odata/edm.js';
-import { ForbiddenError, ValidationError } from '../odata-server/errors.js';
+import { ConflictError, ForbiddenError, ValidationError } from '../odata-server/errors.js';
 import { LANG, messages } from './messages.js';
 import type { EntityTable } from './tables.js';
 import type { WriteContext } from './write-support.js';
@@ -50,7 +51,16 @@ export async function deleteMasterData(ctx: WriteContext, table: EntityTable, id
   requireAdmin(ctx, table);
   const name = masterTable(table);
   await refuseIfReferenced(ctx, table.type.name, id, DEPENDANTS[name]);
+  if (name === 'tasks') await refuseIfAssigned(ctx, id);
   await untyped(ctx).deleteFrom(name).where('account_id', '=', ctx.caller.accountId).where('id', '=', id).execute();
+}
+
+/** A task a project's AssignedTasks still lists stays: its ID would dangle in the list. */
+async function refuseIfAssigned(ctx: WriteContext, taskId: number): Promise<void> {
+  const { rows } = await sql<{ n: number | string }>`select count(*) as n from projects where account_id = ${ctx.caller.accountId}
+    and (',' || assigned_tasks || ',') like ${`%,${taskId},%`}`.execute(ctx.trx);
+  const count = Number(rows[0]?.n ?? 0);
+  if (count > 0) throw new ConflictError(messages.hasDependants('Task', count, 'Project'), LANG);
 }
 
 /** Project rules: a client of the account, no negative budget or rate, lists of known IDs. */
