@@ -178,6 +178,17 @@ describe.each(testDatabases)('MERGE, PATCH, PUT and DELETE on $name', (kind) => 
       await expectUnchanged(service, before);
     });
 
+    it('a task a project\'s AssignedTasks still lists: 409, deletable once the list lets go of it', async () => {
+      const task = await create(alex, 'Tasks', { Description: 'Nur für ein Projekt' });
+      const project = await create(alex, 'Projects', { Name: 'Mit Tätigkeitsliste', Active: true, AssignedTasks: `${demo.tasks.konzeption},${task.ID as number}` });
+      const before = await snapshot(service);
+      const reply = await alex.delete(`/Tasks(${task.ID as number})`, { format: 'json' });
+      expect(expectError(reply, 409, 'json').message).toBe('Die Tätigkeit kann nicht gelöscht werden, weil noch 1 Projekte darauf verweisen.');
+      await expectUnchanged(service, before);
+      expectNoContent(await alex.send('MERGE', `/Projects(${project.ID as number})`, payload('json', { AssignedTasks: String(demo.tasks.konzeption) })));
+      expectNoContent(await alex.delete(`/Tasks(${task.ID as number})`));
+    });
+
     it('the same client can be deleted once its projects are gone', async () => {
       const client = await create(alex, 'Clients', { Name: 'Kurzzeitkunde' });
       const project = await create(alex, 'Projects', { Name: 'Kurzzeitprojekt', ClientID: client.ID as number });
