@@ -11,7 +11,7 @@ import { readJsonError, readJsonLinks, readJsonProperty } from '../../odata/json
 import type { ReadEntry } from '../../odata/json-reader.js';
 import { readJsonEntry, readJsonFeed } from '../../odata/json-reader.js';
 import { indexModel } from '../../odata/model-index.js';
-import type { EntitySet } from '../../odata/model.js';
+import type { EntitySet, Property } from '../../odata/model.js';
 import { NS_ATOM, NS_DATA, NS_METADATA } from '../../odata/namespaces.js';
 import { readXmlError, readXmlLinks, readXmlProperty } from '../../odata/xml-documents.js';
 
@@ -229,6 +229,20 @@ export function readLinks(reply: Reply): string[] {
   if (reply.contentType.startsWith('application/json')) return readJsonLinks(reply.text);
   if (reply.contentType.startsWith('application/xml')) return readXmlLinks(reply.text).uris;
   throw new Error(`${reply.url} answered ${reply.status} with ${reply.contentType}, not a links document: ${reply.text.slice(0, 300)}`);
+}
+
+/** The complex or primitive result of a service operation (`/GetChangesDigest`), XML or JSON. */
+export function readFunctionResult(reply: Reply, functionName: string): EdmValue | EdmRecord {
+  const fn = model.functionImports.find((f) => f.name === functionName);
+  if (fn?.returnType === undefined) throw new Error(`the model has no function import ${functionName} with a return type`);
+  // A function's result document is shaped like a property named after the function.
+  const shape: Property = {
+    name: fn.name, restName: fn.name, type: fn.returnType, nullable: false,
+    capabilities: { creatable: false, updatable: false, filterable: false, sortable: false }, annotations: {},
+  };
+  if (reply.contentType.startsWith('application/json')) return readJsonProperty(index, shape, reply.text);
+  if (reply.contentType.startsWith('application/xml')) return readXmlProperty(reply.text, index, shape);
+  throw new Error(`${reply.url} answered ${reply.status} with ${reply.contentType}, not a function result: ${reply.text.slice(0, 300)}`);
 }
 
 /** A page of a to-many `$links` document: its URIs, `$inlinecount` and the next page's link. */
