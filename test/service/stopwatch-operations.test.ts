@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EdmRecord } from '../../odata/edm.js';
 import { testDatabases } from '../helpers/databases.js';
 import type { Format, Reply } from '../helpers/odata-client.js';
-import { CONTENT_TYPE, FORMATS, ODataClient, expectStatus, readEntry } from '../helpers/odata-client.js';
+import { CONTENT_TYPE, FORMATS, ODataClient, expectStatus, payload, readEntry } from '../helpers/odata-client.js';
 import type { DemoCatalogue } from '../helpers/odata-payloads.js';
 import { demoCatalogue, expectError, expectUnchanged, expectValidationError, readBack, snapshot } from '../helpers/odata-payloads.js';
 import { startTestService } from '../helpers/service.js';
@@ -130,6 +130,28 @@ describe.each(testDatabases)('the stopwatch on $name', (kind) => {
       const started = (toms.StartTime as Date).getTime();
       expect(toms.DurationSeconds).toBeGreaterThanOrEqual(Math.floor((asked - started) / 1000));
       expect(toms.DurationSeconds).toBeLessThanOrEqual(Math.floor((Date.now() - started) / 1000));
+    });
+  });
+
+  describe('a running stopwatch is a time entry without EndTime', () => {
+    beforeAll(async () => {
+      if ((await runningOf(service.jana.userId)).length > 0) expectStatus(await jana.get('/HaltStopWatch'), 200);
+    });
+
+    it('an entry POSTed without EndTime is the running stopwatch; ending it by MERGE stops it', async () => {
+      const reply = await jana.send('POST', '/TimeEntries', payload('json', { ProjectID: demo.projects.websiteRelaunch, StartTime: new Date(Date.now() - 60_000) }), { format: 'json' });
+      expectStatus(reply, 201);
+      const posted = readEntry(reply, 'TimeEntries');
+      expect(posted.EndTime).toBeNull();
+      expect(posted.DurationSeconds).toBeGreaterThanOrEqual(60);
+      expect(timeEntryOf(await jana.get('/CurrentStopWatch', { format: 'json' }), 'json').ID).toBe(posted.ID);
+      // A second one while it runs is refused (one stopwatch per user).
+      const before = await snapshot(service);
+      const second = await jana.send('POST', '/TimeEntries', payload('json', { ProjectID: demo.projects.websiteRelaunch, StartTime: new Date() }), { format: 'json' });
+      expectValidationError(second, 'json', 'TimeEntry', /läuft bereits eine Stoppuhr/);
+      await expectUnchanged(service, before);
+      expectStatus(await jana.send('MERGE', `/TimeEntries(${posted.ID as number})`, payload('json', { EndTime: new Date() })), 204);
+      expectError(await jana.get('/CurrentStopWatch', { format: 'json' }), 404, 'json');
     });
   });
 

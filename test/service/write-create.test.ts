@@ -133,6 +133,12 @@ describe.each(testDatabases)('POST creates entities on $name', (kind) => {
     });
   });
 
+  it.each(['header', 'basic', 'bearer'] as const)('takes the key of a write as %s (§5: no restriction)', async (keyForm) => {
+    const reply = await alex.as(service.admin.apiKey, keyForm).send('POST', '/Clients', payload('json', { Name: `Schlüssel als ${keyForm}` }), { format: 'json' });
+    expectStatus(reply, 201);
+    expect(readEntry(reply, 'Clients').LastChangeAuthor).toBe(service.admin.userId);
+  });
+
   it('reads the minimal Atom payload of §4.2 rule 2: entry, content and properties, no feed metadata', async () => {
     const body = `<entry xmlns="${NS_ATOM}" xmlns:d="${NS_DATA}" xmlns:m="${NS_METADATA}"><content type="application/xml"><m:properties>`
       + '<d:Name>Kleinstmöglich</d:Name><d:Active>true</d:Active><d:TimeBudget>7200</d:TimeBudget></m:properties></content></entry>';
