@@ -7,8 +7,8 @@ import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readEdmx } from '../../codegen/edmx-reader.js';
 import { testDatabases } from '../helpers/databases.js';
-import { CONTENT_TYPE, ERROR_CONTENT_TYPE, FORMATS, ODataClient, expectStatus, readEntry, readError, readFeed } from '../helpers/odata-client.js';
-import { startTestService } from '../helpers/service.js';
+import { CONTENT_TYPE, ERROR_CONTENT_TYPE, FORMATS, ODataClient, expectStatus, rawGet, readEntry, readError, readFeed } from '../helpers/odata-client.js';
+import { DEMO_NOW, startTestService } from '../helpers/service.js';
 import type { TestService } from '../helpers/service.js';
 
 const SETS = ['Projects', 'Clients', 'Tasks', 'TimeEntries', 'Users', 'AccountSettings'];
@@ -176,6 +176,40 @@ describe.each(testDatabases)('service document, metadata and formats on $name', 
         expect(JSON.parse(reply.text).d.__metadata.uri).toBe(`${service.root}/Clients(1)`);
       });
     }
+  });
+
+  describe('URIs as clients write them', () => {
+    it('URIs in responses use the host and port the request was sent to (clients follow them)', async () => {
+      const port = new URL(service.origin).port;
+      const headers = { host: `localhost:${port}`, accept: 'application/json', 'x-serviceapikey': service.admin.apiKey };
+      const entry = await rawGet(service.origin, '/V1/Api.svc/Projects(1)', headers);
+      expect(entry.status).toBe(200);
+      expect(JSON.parse(entry.text).d.__metadata.uri).toBe(`http://localhost:${port}/V1/Api.svc/Projects(1)`);
+      expect(JSON.parse(entry.text).d.Client.__deferred.uri).toBe(`http://localhost:${port}/V1/Api.svc/Projects(1)/Client`);
+      const feed = await rawGet(service.origin, '/V1/Api.svc/TimeEntries', headers);
+      expect(JSON.parse(feed.text).d.__next).toMatch(new RegExp(`^http://localhost:${port}/V1/Api\\.svc/TimeEntries\\?`));
+    });
+
+    it('JSON writes date-times as "\\/Date(<ms>)\\/" with escaped slashes', async () => {
+      const reply = await client.get('/Projects(1)', { format: 'json' });
+      expect(reply.text).toContain(`"LastChangeTime":"\\/Date(${DEMO_NOW})\\/"`);
+    });
+
+    it('percent-encoded paths and option names, and + for spaces, read like the plain spelling', async () => {
+      const encoded = await client.get('/Projects%281%29?%24select=Name', { format: 'json' });
+      expect(readEntry(encoded, 'Projects')).toEqual({ Name: 'Website-Relaunch' });
+      const plus = await client.get("/Projects?$filter=Name+eq+'Mobile+App'&$orderby=ID+desc", { format: 'json' });
+      expect(readFeed(plus, 'Projects').records.map((p) => p.ID)).toEqual([2]);
+      const trailing = await client.get('/Projects(1)/', { format: 'json' });
+      expect(readEntry(trailing, 'Projects').Name).toBe('Website-Relaunch');
+    });
+
+    it('HEAD answers like GET without a body', async () => {
+      const reply = await client.request('/Projects(1)', { method: 'HEAD', format: 'json' });
+      expect(reply.status).toBe(200);
+      expect(reply.contentType).toBe(CONTENT_TYPE.json);
+      expect(reply.text).toBe('');
+    });
   });
 
   describe.each(FORMATS)('addresses that do not exist, in %s', (format) => {
