@@ -138,11 +138,25 @@ describe.each(testDatabases)('MERGE, PATCH, PUT and DELETE on $name', (kind) => 
       expect(await readBack(alex, path, 'Projects')).toMatchObject({ Active: false, Comment: null, TimeBudget: null });
     });
 
+    it('DELETE needs no Content-Type and ignores a body it does not read', async () => {
+      const project = await create(alex, 'Projects', { Name: 'Löschen mit Körper' });
+      const reply = await alex.request(`/Projects(${project.ID as number})`, { method: 'DELETE', body: 'egal', contentType: 'text/plain' });
+      expectNoContent(reply);
+    });
+
     it('tunnels DELETE without a body', async () => {
       const project = await create(alex, 'Projects', { Name: 'Tunnel DELETE' });
       const path = `/Projects(${project.ID as number})`;
       expectNoContent(await alex.request(path, { method: 'POST', headers: { 'x-http-method': 'DELETE' } }));
       expectStatus(await alex.get(path), 404);
+    });
+
+    it('is only read on POST: a GET that carries X-HTTP-Method: DELETE reads and deletes nothing', async () => {
+      const project = await create(alex, 'Projects', { Name: 'Kein Tunnel per GET' });
+      const path = `/Projects(${project.ID as number})`;
+      const before = await snapshot(service);
+      expectStatus(await alex.get(path, { headers: { 'x-http-method': 'DELETE' } }), 200);
+      await expectUnchanged(service, before);
     });
 
     it.each(['GET', 'POST', 'TRACE'])('refuses to tunnel %s with a 400 and changes nothing', async (verb) => {
