@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import Fastify from 'fastify';
-import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { indexModel } from '../odata/model-index.js';
 import { withoutQueryKeyInUrl } from './auth/caller-key.js';
 import type { GatewayConfig } from './config.js';
@@ -19,8 +19,8 @@ import { createPoolClient } from './upstream/pool-client.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
 
 export interface BuildGatewayOptions {
-  /** false: no logs (tests); a logger to use; default: pino at config.logLevel on stdout. */
-  readonly logger?: boolean | FastifyBaseLogger;
+  /** false: no logs (tests); a stream for the logs; default: pino at config.logLevel on stdout. */
+  readonly logger?: boolean | { readonly stream: NodeJS.WritableStream };
   /** The upstream client to use instead of an undici pool to config.upstream.url. */
   readonly upstreamClient?: UpstreamClient;
   /** The edge features; default gatewayFeatures(config). */
@@ -52,7 +52,7 @@ function loggerOptions(config: GatewayConfig) {
 export function buildGateway(config: GatewayConfig, artefacts: GatewayArtefacts, options: BuildGatewayOptions = {}): FastifyInstance {
   const logger = options.logger ?? true;
   const app = Fastify({
-    ...(typeof logger === 'object' ? { loggerInstance: logger } : { logger: logger ? loggerOptions(config) : false }),
+    logger: logger === false ? false : { ...loggerOptions(config), ...(typeof logger === 'object' ? { stream: logger.stream } : {}) },
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     genReqId: requestId,

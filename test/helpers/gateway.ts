@@ -42,6 +42,8 @@ export interface GatewayOptions {
   readonly artefacts?: GatewayArtefacts;
   /** Edge features to use instead of gatewayFeatures(config). */
   readonly features?: readonly GatewayFeature[];
+  /** Where the gateway's logs go (none by default); set config.logLevel to see them. */
+  readonly logs?: NodeJS.WritableStream;
 }
 
 /** A gateway listening on a free loopback port in front of the OData service root `upstreamRoot`. */
@@ -55,7 +57,7 @@ export async function startGatewayInFront(upstreamRoot: string, options: Gateway
     upstream: { ...upstream, url: upstreamRoot, ...(options.format === undefined ? {} : { format: options.format }) },
   });
   return startGateway(config, options.artefacts ?? (await artefactsOf()), {
-    logger: false,
+    logger: options.logs === undefined ? false : { stream: options.logs },
     ...(options.features === undefined ? {} : { features: options.features }),
   });
 }

@@ -1,0 +1,146 @@
+// What the REST face passes on and brings back: the caller's key in the one form the upstream is
+// configured for (whatever form the caller used; never in a log line), upstream OData errors in
+// JSON or XML as problems keeping status, message and code, and an unreachable or silent upstream
+// as 502 / 504 problems.
+import { once } from 'node:events';
+import type { IncomingHttpHeaders, Server } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CredentialForm } from '../../gateway/config.js';
+import { testDatabases } from '../helpers/databases.js';
+import type { TestService } from '../helpers/service.js';
+import { startTestService } from '../helpers/service.js';
+import { artefactsOf, startGatewayInFront } from '../helpers/gateway.js';
+import { RestContract } from './rest-contract.js';
+
+interface Seen {
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
+}
+
+/** A loopback proxy in front of the service that records what the gateway sent. */
+async function recordingProxy(target: string): Promise<{ root: string; seen: Seen[]; server: Server }> {
+  const seen: Seen[] = [];
+  const origin = new URL(target).origin;
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      seen.push({ url: request.url ?? '', headers: request.headers });
+      const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name))) as Record<string, string>;
+      const body = chunks.length === 0 ? undefined : Buffer.concat(chunks);
+      fetch(`${origin}${request.url ?? ''}`, { method: request.method ?? 'GET', headers, ...(body === undefined ? {} : { body }) }).then(async (answer) => {
+        const text = Buffer.from(await answer.arrayBuffer());
+        const kept: Record<string, string> = {};
+        answer.headers.forEach((value, name) => {
+          if (name !== 'content-encoding' && name !== 'transfer-encoding' && name !== 'content-length') kept[name] = value;
+        });
+        response.writeHead(answer.status, kept);
+        response.end(text);
+      }, () => response.destroy());
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return { root: `http://127.0.0.1:${port}${new URL(target).pathname}`, seen, server };
+}
+
+const kind = testDatabases[testDatabases.length - 1] as (typeof testDatabases)[number];
+
+describe(`REST face and its upstream (${kind.name})`, () => {
+  let service: TestService;
+  let contract: RestContract;
+
+  beforeAll(async () => {
+    service = await startTestService(kind);
+    contract = new RestContract((await artefactsOf()).openapi);
+  });
+  afterAll(() => service?.close());
+
+  it.each(['header', 'basic', 'bearer', 'query'] as const)('forwards every caller key form as the configured %s form, and logs no key', async (form: CredentialForm) => {
+    const proxy = await recordingProxy(service.root);
+    const logs = new PassThrough();
+    let logText = '';
+    logs.on('data', (chunk: Buffer) => (logText += chunk.toString()));
+    const gateway = await startGatewayInFront(proxy.root, { features: [], logs, config: { logLevel: 'debug', upstream: { credential: { form, headerName: 'X-ServiceApiKey', queryName: 'ApiKey' } } } });
+    try {
+      const key = service.jana.apiKey;
+      const callers: Record<string, string>[] = [
+        { 'X-SERVICEAPIKEY': key },
+        { authorization: `Basic ${Buffer.from(`jana:${key}`).toString('base64')}` },
+        { authorization: `Bearer ${key}` },
+      ];
+      for (const headers of callers) {
+        await contract.check('listProjects', await fetch(`${gateway.restRoot}/projects?limit=1`, { headers }), 200);
+      }
+      await contract.check('listProjects', await fetch(`${gateway.restRoot}/projects?limit=1&apikey=${key}`), 200);
+      expect(proxy.seen).toHaveLength(4);
+      for (const { url, headers } of proxy.seen) {
+        const carriers = [
+          headers['x-serviceapikey'] === key ? 'header' : undefined,
+          headers.authorization === `Basic ${Buffer.from(`apikey:${key}`).toString('base64')}` ? 'basic' : undefined,
+          headers.authorization === `Bearer ${key}` ? 'bearer' : undefined,
+          new URL(url, 'http://x').searchParams.get('ApiKey') === key ? 'query' : undefined,
+        ].filter((c) => c !== undefined);
+        expect(carriers).toEqual([form]);
+        expect(url.toLowerCase().split('apikey').length).toBe(form === 'query' ? 2 : 1);
+      }
+      expect(logText).toContain('/api/v1/projects');
+      expect(logText).not.toContain(key);
+    } finally {
+      await gateway.close();
+      proxy.server.close();
+    }
+  });
+
+  it.each(['json', 'atom'] as const)('keeps status, message and code of upstream errors (upstream %s)', async (format) => {
+    const gateway = await startGatewayInFront(service.root, { format, features: [] });
+    try {
+      const jana = { 'x-serviceapikey': service.jana.apiKey };
+      const missing = await contract.check('getProject', await fetch(`${gateway.restRoot}/projects/424242`, { headers: jana }), 404);
+      const direct = await fetch(`${service.root}/Projects(424242)?$format=json`, { headers: jana });
+      const upstream = ((await direct.json()) as { error: { code: string; message: { value: string } } }).error;
+      expect(missing.body).toMatchObject({ status: 404, detail: upstream.message.value, code: upstream.code, instance: '/api/v1/projects/424242' });
+
+      const noKey = await contract.check('listProjects', await fetch(`${gateway.restRoot}/projects`), 401);
+      expect((noKey.body as { type: string }).type).toBe('urn:timegate:problem:upstream-refusal');
+      // A standard user may not create clients: the service's own refusal, in the service's words.
+      const refusal = await fetch(`${gateway.restRoot}/clients`, { method: 'POST', headers: { ...jana, 'content-type': 'application/json' }, body: '{"name":"Mine"}' });
+      const directRefusal = await fetch(`${service.root}/Clients`, { method: 'POST', headers: { ...jana, 'content-type': 'application/json', accept: 'application/json' }, body: '{"Name":"Mine"}' });
+      const directError = ((await directRefusal.json()) as { error: { code: string; message: { value: string } } }).error;
+      const checked = await contract.check('createClient', refusal, directRefusal.status);
+      expect(checked.body).toMatchObject({ detail: directError.message.value, code: directError.code });
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('answers 502 when the upstream cannot be reached and 504 when it does not answer in time', async () => {
+    const silent = createServer(() => {
+      // accepts, never answers
+    });
+    silent.listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    const closed = createServer();
+    closed.listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const closedPort = (closed.address() as AddressInfo).port;
+    closed.close();
+    const down = await startGatewayInFront(`http://127.0.0.1:${closedPort}/V1/Api.svc`, { features: [] });
+    const slow = await startGatewayInFront(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/V1/Api.svc`, { features: [], config: { upstream: { requestTimeoutMs: 300 } } });
+    try {
+      const unreachable = await contract.check('getProject', await fetch(`${down.restRoot}/projects/1`, { headers: { 'x-serviceapikey': 'k' } }), 502);
+      expect(JSON.stringify(unreachable.body)).not.toContain(String(closedPort));
+      const timeout = await contract.check('listProjects', await fetch(`${slow.restRoot}/projects`, { headers: { 'x-serviceapikey': 'k' } }), 504);
+      expect((timeout.body as { type: string }).type).toBe('urn:timegate:problem:gateway-timeout');
+    } finally {
+      await down.close();
+      await slow.close();
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
+});
