@@ -79,6 +79,18 @@ describe.each(testDatabases)('server paging on $name', (kind) => {
       expect(readFeed(await client.get(first.next as string, { format }), 'TimeEntries').count).toBe(expected.length);
     });
 
+    it('next links keep $expand: the second page is expanded like the first', async () => {
+      const first = readFeed(await client.get('/TimeEntries?$expand=Project/Client', { format }), 'TimeEntries');
+      expect(optionsOf(first.next as string).get('$expand')).toBe('Project/Client');
+      const second = readFeed(await client.get(first.next as string, { format }), 'TimeEntries');
+      expect(second.entities).toHaveLength(100);
+      for (const entity of second.entities) {
+        const project = entity.expanded.Project as { values: EdmRecord; expanded: Record<string, unknown> };
+        expect(project.values.ID).toBe(entity.values.ProjectID);
+        expect('Client' in project.expanded).toBe(true);
+      }
+    });
+
     it('under $orderby the token holds the order values and the key of the next entity', async () => {
       const first = readFeed(await client.get('/TimeEntries?$orderby=StartTime', { format }), 'TimeEntries');
       const sorted = [...all].sort((a, b) => (a.StartTime as Date).getTime() - (b.StartTime as Date).getTime() || (a.ID as number) - (b.ID as number));

@@ -53,6 +53,12 @@ describe.each(testDatabases)('filter expressions on $name', (kind) => {
     ['TaskID eq null', (e) => e.TaskID === null],
     ['EndTime eq null', (e) => e.EndTime === null],
     ['EndTime ne null and TaskID ne null', (e) => e.EndTime !== null && e.TaskID !== null],
+    // Two-valued logic: a comparison with null is false, so its negation is true.
+    ['not (TaskID eq 1)', (e) => e.TaskID !== 1],
+    ['TaskID ne 1', (e) => e.TaskID !== 1],
+    ["not substringof('Review', Comment)", (e) => text(e.Comment)?.includes('Review') !== true],
+    ["Comment eq null or Comment eq 'Tests'", (e) => e.Comment === null || e.Comment === 'Tests'],
+    ["StartTime gt datetime'2026-11-10T00:00'", (e) => time(e.StartTime) > Date.UTC(2026, 10, 10)],
     ["substringof('Review', Comment)", (e) => text(e.Comment)?.includes('Review') === true],
     ["startswith(Comment, 'Abstimmung') eq true", (e) => text(e.Comment)?.startsWith('Abstimmung') === true],
     ["endswith(Custom1, '7')", (e) => text(e.Custom1)?.endsWith('7') === true],
