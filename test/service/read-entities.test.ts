@@ -212,6 +212,13 @@ describe.each(testDatabases)('reading entities on $name', (kind) => {
       expect((await client.get('/Projects(1)/$links/TimeEntries/$count')).text).toBe(String(ofProject));
     });
 
+    it('$count counts what $filter leaves and ignores $top, $skip and $orderby (as the SAP Cloud SDK expects)', async () => {
+      const all = (await client.get('/TimeEntries/$count')).text;
+      for (const query of ['$top=5', '$skip=300', '$orderby=StartTime desc', '$top=1&$skip=1']) {
+        expect((await client.get(`/TimeEntries/$count?${query.replaceAll(' ', '%20')}`)).text, query).toBe(all);
+      }
+    });
+
     it('GET /Projects(1)/Name/$value is the raw text', async () => {
       const reply = await client.get('/Projects(1)/Name/$value');
       expectStatus(reply, 200);
