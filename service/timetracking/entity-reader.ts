@@ -21,6 +21,8 @@ const ALIAS = 't';
 const ORDER_COLUMN = '__order';
 
 export class EntityReader {
+  private readonly storedColumnLists = new Map<EntityTable, Sql>();
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly tables: EntityTables,
@@ -82,11 +84,26 @@ export class EntityReader {
   }
 
   private columns(table: EntityTable, caller: Caller): Sql[] {
-    const columns = table.stored.map(({ property, column }) => sql`${sql.ref(`${ALIAS}.${column}`)} as ${sql.ref(property.name)}`);
-    if (table.set.name === 'TimeEntries') columns.push(sql`rate_of.hourly_rate as ${sql.ref(HOURLY_RATE_COLUMN)}`);
+    const columns = [this.storedColumns(table)];
     if (table.set.name === 'Clients') {
       columns.push(sql`exists (select 1 from projects as assigned_of where assigned_of.account_id = ${sql.ref(`${ALIAS}.account_id`)}
         and assigned_of.client_id = ${sql.ref(`${ALIAS}.id`)} and ${assignedTo('assigned_of', caller.userId)}) as ${sql.ref(ASSIGNED_COLUMN)}`);
+    }
+    return columns;
+  }
+
+  /**
+   * The stored properties of a set (and the project rate of time entries), as SQL text compiled
+   * once: building and compiling the same twenty references on every request was about a
+   * twentieth of a single-entity read. The names come from the model, never from a request.
+   */
+  private storedColumns(table: EntityTable): Sql {
+    let columns = this.storedColumnLists.get(table);
+    if (columns === undefined) {
+      const list = table.stored.map(({ property, column }) => sql`${sql.ref(`${ALIAS}.${column}`)} as ${sql.ref(property.name)}`);
+      if (table.set.name === 'TimeEntries') list.push(sql`rate_of.hourly_rate as ${sql.ref(HOURLY_RATE_COLUMN)}`);
+      columns = sql.raw(sql.join(list).compile(this.db).sql);
+      this.storedColumnLists.set(table, columns);
     }
     return columns;
   }
