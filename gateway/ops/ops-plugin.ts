@@ -30,6 +30,16 @@ export function registerOps(app: FastifyInstance, options: OpsOptions): void {
     reply.header('x-request-id', request.id);
   });
 
+  // While the gateway closes, answers to requests still in flight close their connection, so a
+  // keep-alive client does not hold the shutdown open until the grace period ends.
+  let isClosing = false;
+  app.addHook('preClose', async () => {
+    isClosing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (isClosing) reply.header('connection', 'close');
+  });
+
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.config?.metricsRoute ?? request.routeOptions.url ?? 'unmatched';
     metrics.requestAnswered(route, request.method, reply.statusCode, reply.elapsedTime / 1000);

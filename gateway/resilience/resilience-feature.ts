@@ -35,7 +35,8 @@ export function resilienceFeature(shared: SharedResilience): GatewayFeature {
       app.register(underPressure, {
         ...(config.maxEventLoopDelayMs > 0 ? { maxEventLoopDelay: config.maxEventLoopDelayMs } : {}),
         ...(config.maxEventLoopUtilization > 0 ? { maxEventLoopUtilization: config.maxEventLoopUtilization } : {}),
-        sampleInterval: Math.max(5, Math.min(1000, Math.floor(config.maxEventLoopDelayMs / 4) || 250)),
+        // A lag is measured over one sample interval and acted on until the next one.
+        sampleInterval: Math.max(10, Math.min(1000, config.maxEventLoopDelayMs || 250)),
         retryAfter: config.retryAfterSeconds,
         pressureHandler: (request, reply) => {
           sendFaceRefusal(new OverloadedError(config.retryAfterSeconds), request, reply);
