@@ -147,3 +147,25 @@ describe.each(testDatabases)('bad request bodies on $name', (kind) => {
     });
   });
 });
+
+describe.each(testDatabases)('the default body limit on $name', (kind) => {
+  let service: TestService;
+  let alex: ODataClient;
+
+  beforeAll(async () => {
+    service = await startTestService(kind);
+    alex = new ODataClient(service.root, service.admin.apiKey);
+  });
+
+  afterAll(() => service?.close());
+
+  it('takes a body just under 1 MiB to the validation and refuses one over it with a 413', async () => {
+    const before = await snapshot(service);
+    // Under the limit the body is read: the 1 000 000-character comment is then too long (409).
+    const under = await alex.send('POST', '/Projects', payload('json', { Name: 'gross', Comment: 'x'.repeat(1_000_000) }), { format: 'json' });
+    expectValidationError(under, 'json', 'Project', /Comment darf höchstens 1500 Zeichen/);
+    const over = await alex.send('POST', '/Projects', payload('json', { Name: 'gross', Comment: 'x'.repeat(1_100_000) }), { format: 'json' });
+    expectError(over, 413, 'json');
+    await expectUnchanged(service, before);
+  });
+});
