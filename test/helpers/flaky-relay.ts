@@ -1,7 +1,7 @@
 // Real network trouble between a gateway and its upstream, for the resilience suites: a TCP
-// relay on loopback in front of the real service that can drop the next connections, hold
-// every connection for a while before passing it on, or refuse everything (the upstream is
-// gone), and a way to stop and restart the service itself on the same port and database.
+// relay on loopback in front of a real server that can drop the next connections or hold every
+// connection for a while before passing it on, and keeps what came back (the wire as a client
+// saw it); and a way to stop and restart the service itself on the same port and database.
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { connect } from 'node:net';
@@ -19,6 +19,8 @@ export interface FlakyRelay {
   delayConnections(ms: number): void;
   /** Connections taken and passed on so far. */
   readonly passed: () => number;
+  /** Every byte the target sent back through the relay, as latin1 text (the wire as the client saw it). */
+  readonly received: () => string;
   close(): Promise<void>;
 }
 
@@ -28,6 +30,7 @@ export async function startFlakyRelay(targetOrigin: string): Promise<FlakyRelay>
   let delayMs = 0;
   let passed = 0;
   let isClosed = false;
+  const downstream: Buffer[] = [];
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
     sockets.add(socket);
@@ -53,6 +56,7 @@ export async function startFlakyRelay(targetOrigin: string): Promise<FlakyRelay>
       });
       upstream.on('error', () => socket.destroy());
       socket.on('close', () => upstream.destroy());
+      upstream.on('data', (chunk: Buffer) => downstream.push(chunk));
       socket.pipe(upstream).pipe(socket);
       socket.resume();
     }, delayMs);
@@ -69,6 +73,7 @@ export async function startFlakyRelay(targetOrigin: string): Promise<FlakyRelay>
       delayMs = ms;
     },
     passed: () => passed,
+    received: () => Buffer.concat(downstream).toString('latin1'),
     close: () =>
       new Promise<void>((resolve) => {
         isClosed = true;
