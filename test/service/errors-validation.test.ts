@@ -34,6 +34,8 @@ interface Fixtures {
   readonly project: number;
   /** Tom, whose stopwatch runs in the demo data. */
   readonly tom: number;
+  /** One of Tom's finished, unlocked bookings. */
+  readonly tomsFinishedEntry: number;
 }
 
 const long = (n: number) => 'ä'.repeat(n);
@@ -84,6 +86,7 @@ const RULES: readonly Rule[] = [
   { name: 'a TypeID other than 1 or 2', type: 'TimeEntry', method: 'POST', set: 'TimeEntries', as: 'jana', properties: (f) => day(f, { TypeID: 3 }), reason: /TypeID muss 1 \(Dauer\) oder 2 \(Start und Ende\) sein/ },
   { name: 'a duration entry without EndTime', type: 'TimeEntry', method: 'POST', set: 'TimeEntries', as: 'jana', properties: (f) => day(f, { TypeID: 1, EndTime: null }), reason: /Ein Dauereintrag \(TypeID 1\) braucht eine Endzeit/ },
   { name: 'a second running entry (no EndTime) while a stopwatch runs', type: 'TimeEntry', method: 'POST', set: 'TimeEntries', properties: (f) => day(f, { EndTime: null, UserID: f.tom }), reason: /läuft bereits eine Stoppuhr/ },
+  { name: 'a MERGE that reopens a finished entry (EndTime null) while the user\'s stopwatch runs', type: 'TimeEntry', method: 'MERGE', set: 'TimeEntries', target: (f) => f.tomsFinishedEntry, properties: () => ({ EndTime: null }), reason: /läuft bereits eine Stoppuhr/ },
   { name: 'a Comment of 1501 characters', type: 'TimeEntry', method: 'POST', set: 'TimeEntries', as: 'jana', properties: (f) => day(f, { Comment: long(1501) }), reason: /Comment darf höchstens 1500 Zeichen/ },
   { name: 'a Custom5 of 51 characters', type: 'TimeEntry', method: 'POST', set: 'TimeEntries', as: 'jana', properties: (f) => day(f, { Custom5: long(51) }), reason: /Custom5 darf höchstens 50 Zeichen/ },
   { name: 'a StartTime that is not a date', type: 'TimeEntry', method: 'POST', set: 'TimeEntries', as: 'jana', properties: (f) => day(f, { StartTime: 'gestern' }), reason: /StartTime ist kein gültiger Wert vom Typ Edm\.DateTime/ },
@@ -106,7 +109,9 @@ describe.each(testDatabases)('validation errors (409) on $name', (kind) => {
     const other = await otherAccount(service, alex);
     const janasEntry = (await create(jana, 'TimeEntries', booking(demo.projects.websiteRelaunch, '2026-11-16'))).ID as number;
     const project = (await create(alex, 'Projects', { Name: 'Zu ändern', Active: true })).ID as number;
-    fixtures = { demo, other, janasEntry, project, tom: service.tom.userId };
+    const tomsFinishedEntry = (await service.database.db.selectFrom('time_entries').select('id').where('user_id', '=', service.tom.userId)
+      .where('locked', '=', 0).where('end_time', 'is not', null).orderBy('id').executeTakeFirstOrThrow()).id;
+    fixtures = { demo, other, janasEntry, project, tom: service.tom.userId, tomsFinishedEntry };
   });
 
   afterAll(() => service?.close());

@@ -133,6 +133,17 @@ describe.each(testDatabases)('POST creates entities on $name', (kind) => {
     });
   });
 
+  it('shows no revenue while the account has hourly rates switched off', async () => {
+    const { db } = service.database;
+    await db.updateTable('account_settings').set({ hourly_rates_enabled: 0 }).where('account_id', '=', service.accountId).execute();
+    try {
+      const entry = await create(jana, 'TimeEntries', booking(demo.projects.websiteRelaunch, '2026-11-06'));
+      expect(entry).toMatchObject({ Billable: true, RevenuePerHour: null, RevenueTotal: null, DurationSeconds: 3600 });
+    } finally {
+      await db.updateTable('account_settings').set({ hourly_rates_enabled: 1 }).where('account_id', '=', service.accountId).execute();
+    }
+  });
+
   it.each(['header', 'basic', 'bearer'] as const)('takes the key of a write as %s (§5: no restriction)', async (keyForm) => {
     const reply = await alex.as(service.admin.apiKey, keyForm).send('POST', '/Clients', payload('json', { Name: `Schlüssel als ${keyForm}` }), { format: 'json' });
     expectStatus(reply, 201);
