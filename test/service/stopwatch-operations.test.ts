@@ -107,7 +107,12 @@ describe.each(testDatabases)('the stopwatch on $name', (kind) => {
     });
 
     it('running + HaltStopWatch: the entry with start and end is returned, then no stopwatch runs', async () => {
-      const entry = timeEntryOf(await jana.get('/HaltStopWatch', { format }), format);
+      const reply = await jana.get('/HaltStopWatch', { format });
+      const entry = timeEntryOf(reply, format);
+      // §4.3: the same shape as the entry read from TimeEntries, byte for byte but the feed time.
+      const read = await jana.get(`/TimeEntries(${entry.ID as number})`, { format });
+      const withoutUpdated = (text: string) => text.replace(/<updated>[^<]*<\/updated>/, '');
+      expect(withoutUpdated(reply.text)).toBe(withoutUpdated(read.text));
       expect(entry.ID).toBe(secondId);
       expect(entry.EndTime).toBeInstanceOf(Date);
       const seconds = Math.floor(((entry.EndTime as Date).getTime() - (entry.StartTime as Date).getTime()) / 1000);
