@@ -45,8 +45,11 @@ describe.each(testDatabases)('POST creates entities on $name', (kind) => {
         expect(JSON.parse(reply.text).d.__metadata).toEqual({ uri: location, type: 'Service.Project' });
         expect(reply.text).toContain('"HourlyRate":"120.50"');
       }
-      // The address in Location serves the same entity.
+      // The address in Location serves the same entity, in the same document but the feed time.
       expect(await readBack(alex, `/Projects(${idOf(location)})`, 'Projects')).toEqual(created);
+      const read = await alex.get(location ?? '', { format });
+      const withoutUpdated = (text: string) => text.replace(/<updated>[^<]*<\/updated>/, '');
+      expect(withoutUpdated(read.text)).toBe(withoutUpdated(reply.text));
     });
 
     it('stores a project without Active as inactive and every omitted optional property as null', async () => {
