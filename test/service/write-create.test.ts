@@ -161,7 +161,7 @@ describe.each(testDatabases)('POST creates entities on $name', (kind) => {
     expect(readEntry(reply, 'Projects')).toMatchObject({ Name: 'Kleinstmöglich', Active: true, TimeBudget: 7200 });
   });
 
-  it('reads a full Atom entry as WCF clients send it (feed metadata, m:type attributes, an ignored ID of 0)', async () => {
+  it('reads a full Atom entry as WCF clients send it (feed metadata, m:type attributes, m:null)', async () => {
     const body = `<?xml version="1.0" encoding="utf-8" standalone="yes"?>`
       + `<entry xmlns="${NS_ATOM}" xmlns:d="${NS_DATA}" xmlns:m="${NS_METADATA}">`
       + '<category scheme="http://schemas.microsoft.com/ado/2007/08/dataservices/scheme" term="Service.Task" />'
