@@ -77,6 +77,8 @@ const postgresFunctions: SqlFunctions = {
     sql`cast(floor(extract(${sql.raw(part)} from to_timestamp(${epochMs} / 1000.0) at time zone 'UTC')) as integer)`,
   isDistinct: (left, right) => sql`(${left} is distinct from ${right})`,
   binaryCollation: (text) => sql`(${text} collate "C")`,
+  lowerCase: (text) => sql`lower(${text})`,
+  upperCase: (text) => sql`upper(${text})`,
 };
 
 const postgresStorage: StorageDialect = {

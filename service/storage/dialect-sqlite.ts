@@ -30,6 +30,10 @@ export function createSqliteSetup(file: string, options: SqliteOptions = {}): Di
   database.pragma('synchronous = NORMAL');
   // SQLite leaves foreign keys off per connection unless asked; RESTRICT relies on them.
   database.pragma('foreign_keys = ON');
+  // SQLite's own lower() and upper() change ASCII letters only ('Ä' stays 'Ä'); filters get
+  // these, and lower() stays the built-in one that the e-mail index was built with.
+  database.function('tg_lower', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toLowerCase() : text));
+  database.function('tg_upper', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toUpperCase() : text));
   return {
     storage: sqliteStorage,
     kyselyDialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }),
@@ -96,6 +100,8 @@ const sqliteFunctions: SqlFunctions = {
   datePart: (part, epochMs) => sql`cast(strftime(${sql.lit(STRFTIME[part])}, ${epochMs} / 1000.0, 'unixepoch') as integer)`,
   isDistinct: (left, right) => sql`(${left} is not ${right})`,
   binaryCollation: (text) => text,
+  lowerCase: (text) => sql`tg_lower(${text})`,
+  upperCase: (text) => sql`tg_upper(${text})`,
 };
 
 const sqliteStorage: StorageDialect = {

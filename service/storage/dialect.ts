@@ -46,6 +46,9 @@ export interface SqlFunctions {
   isDistinct(left: Sql, right: Sql): Sql;
   /** Text compared and sorted by code point, as on the other database. */
   binaryCollation(text: Sql): Sql;
+  /** Text in lower / upper case, non-ASCII letters included (`tolower`, `toupper`). */
+  lowerCase(text: Sql): Sql;
+  upperCase(text: Sql): Sql;
 }
 
 export interface StorageDialect {

@@ -210,9 +210,9 @@ export class SqlExpressions {
       case 'substring':
         return args.length === 2 ? sql`substr(${a}, ${b} + 1)` : sql`substr(${a}, ${b} + 1, ${c})`;
       case 'tolower':
-        return sql`lower(${a})`;
+        return fn.lowerCase(a);
       case 'toupper':
-        return sql`upper(${a})`;
+        return fn.upperCase(a);
       case 'trim':
         return sql`trim(${a})`;
       case 'concat':
