@@ -128,6 +128,21 @@ describe.each(testDatabases)('filter expressions on $name', (kind) => {
       expect(records.map((p) => p.ID)).toEqual(projects.filter(predicate).map((p) => p.ID));
     });
 
+    // [filter on Clients, names expected] - text compares by code point on both databases
+    const nonAscii: ReadonlyArray<readonly [string, string[]]> = [
+      ["Name eq 'Bäckerei Sonnenschein'", ['Bäckerei Sonnenschein']],
+      ["Name gt 'Bz' and Name lt 'C'", ['Bäckerei Sonnenschein']],
+      ["substringof('bäckerei', tolower(toupper(Name)))", ['Bäckerei Sonnenschein']],
+      ["toupper(Name) eq 'BÄCKEREI SONNENSCHEIN'", ['Bäckerei Sonnenschein']],
+      ["tolower(Name) eq 'bäckerei sonnenschein'", ['Bäckerei Sonnenschein']],
+      ["substringof('ä', Name) and length(Name) eq 21 and indexof(Name, 'c') eq 2", ['Bäckerei Sonnenschein']],
+    ];
+
+    it.each(nonAscii)('GET /Clients?$filter=%s handles non-ASCII text', async (filter, names) => {
+      const { records } = await client.readAll(`/Clients?$filter=${encodeURIComponent(filter)}`, 'Clients', { format });
+      expect(records.map((c) => c.Name)).toEqual(names);
+    });
+
     it("GET /Clients?$filter=Name eq 'Bäckerei Sonnenschein' matches non-ASCII text exactly", async () => {
       const { records } = await client.readAll(`/Clients?$filter=${encodeURIComponent("Name eq 'Bäckerei Sonnenschein'")}`, 'Clients', { format });
       expect(records.map((c) => c.Name)).toEqual(['Bäckerei Sonnenschein']);
