@@ -124,11 +124,6 @@ export function expectValidationError(reply: Reply, format: Format, type: keyof 
   return body;
 }
 
-/** A request's options that ask for `format` (Atom is the default, so it is asked for plainly). */
-export function asking(format: Format): { format: Format } {
-  return { format };
-}
-
 /** POSTs `properties` in `format` and returns the created entity as read from the 201. */
 export async function create(client: ODataClient, setName: string, properties: Readonly<Record<string, PayloadValue>>, format: Format = 'json'): Promise<EdmRecord> {
   const reply = await client.send('POST', `/${setName}`, payload(format, properties), { format });
