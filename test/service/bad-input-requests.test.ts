@@ -170,6 +170,15 @@ describe.each(testDatabases)('bad requests on $name', (kind) => {
         await expectUnchanged(service, before);
       });
 
+      it('whatever the parameter\'s casing (apikey, APIKEY)', async () => {
+        const before = await snapshot(service);
+        for (const name of ['apikey', 'APIKEY']) {
+          const reply = await alex.send('POST', `/Projects?${name}=${encodeURIComponent(service.admin.apiKey)}`, payload(format, { Name: name }), { format, key: null });
+          expectError(reply, 403, format);
+        }
+        await expectUnchanged(service, before);
+      });
+
       it('a write tunnelled through POST is a write too', async () => {
         const byQuery = jana.as(service.jana.apiKey, 'query');
         const entry = await create(jana, 'TimeEntries', booking(demo.projects.websiteRelaunch, '2026-11-06'));
