@@ -91,6 +91,19 @@ describe.each(testDatabases)('server paging on $name', (kind) => {
       }
     });
 
+    it('paging by related values (nulls included) without selecting them still yields each entity once, in order', async () => {
+      const db = service.database.db;
+      const rows = await db.selectFrom('time_entries as t').innerJoin('projects as p', 'p.id', 't.project_id')
+        .leftJoin('tasks as k', 'k.id', 't.task_id').select(['t.id', 'p.name as project', 'k.description as task']).execute();
+      // Task/Description desc: nulls last; then Project/Name ascending; then ID.
+      const byCodePoint = (a: string, b: string) => (a === b ? 0 : a < b ? -1 : 1);
+      const expected = [...rows].sort((a, b) => (a.task === b.task ? 0 : a.task === null ? 1 : b.task === null ? -1 : -byCodePoint(a.task, b.task))
+        || byCodePoint(a.project, b.project) || a.id - b.id);
+      const { records, pageSizes } = await client.readAll('/TimeEntries?$select=ID&$orderby=Task/Description%20desc,Project/Name', 'TimeEntries', { format });
+      expect(pageSizes.length).toBeGreaterThan(3);
+      expect(ids(records)).toEqual(expected.map((row) => row.id));
+    });
+
     it('under $orderby the token holds the order values and the key of the next entity', async () => {
       const first = readFeed(await client.get('/TimeEntries?$orderby=StartTime', { format }), 'TimeEntries');
       const sorted = [...all].sort((a, b) => (a.StartTime as Date).getTime() - (b.StartTime as Date).getTime() || (a.ID as number) - (b.ID as number));
