@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { CredentialForm, GatewayConfig, UpdateMethod, UpstreamFormat } from '../gateway/config.js';
 import { DEFAULT_GATEWAY_CONFIG, DEFAULT_UPSTREAM_CONFIG, gatewayConfig } from '../gateway/config.js';
+import { ConfigFileError, configLayers, layeredConfig } from '../gateway/config-file.js';
 import type { GatewayArtefacts } from '../gateway/model-artefacts.js';
 import { loadGeneratedArtefacts } from '../gateway/model-artefacts.js';
 import { startGateway } from '../gateway/start.js';
@@ -23,8 +24,10 @@ Serves a REST/JSON API described by OpenAPI (at /api/v1, /openapi.json and /docs
 an OData V2 service, translating every call into OData requests upstream.
 
 Options:
+  --config <file>         a YAML or JSON configuration file (every setting; see README,
+                          "Gateway configuration"); TIMEGATE_* variables override it, flags both
   --upstream <url>        the OData V2 service root, e.g. http://127.0.0.1:4004/V1/Api.svc
-                          (default: $UPSTREAM_URL)
+                          (default: $UPSTREAM_URL, else upstream.url of the file)
   --port <n>              port (default ${DEFAULT_GATEWAY_CONFIG.port}; 0 picks a free one)
   --host <addr>           address to listen on (default ${DEFAULT_GATEWAY_CONFIG.host})
   --model <dir|edmx>      codegen output folder, or an EDMX file or $metadata URL to generate
@@ -64,6 +67,7 @@ export function gatewayCommandLine(args: readonly string[], env: NodeJS.ProcessE
   const { values } = parseArgs({
     args: [...args],
     options: {
+      config: { type: 'string' },
       upstream: { type: 'string' },
       port: { type: 'string' },
       host: { type: 'string' },
@@ -85,7 +89,15 @@ export function gatewayCommandLine(args: readonly string[], env: NodeJS.ProcessE
     allowPositionals: false,
   });
   if (values.help) return undefined;
-  const url = values.upstream ?? (env.UPSTREAM_URL || undefined);
+  let layers: Record<string, unknown>;
+  try {
+    layers = configLayers(values.config, env);
+  } catch (error) {
+    if (error instanceof ConfigFileError) throw new UsageError(error.message);
+    throw error;
+  }
+  const fileUrl = (layers.upstream as { url?: string } | undefined)?.url;
+  const url = values.upstream ?? (env.UPSTREAM_URL || undefined) ?? fileUrl;
   if (url === undefined) throw new UsageError('missing --upstream <OData service root URL>');
   let parsed: URL;
   try {
@@ -117,7 +129,7 @@ export function gatewayCommandLine(args: readonly string[], env: NodeJS.ProcessE
       },
     },
   });
-  return { config, model: values.model ?? DEFAULT_MODEL };
+  return { config: layeredConfig(config, layers), model: values.model ?? DEFAULT_MODEL };
 }
 
 async function isDirectory(path: string): Promise<boolean> {
