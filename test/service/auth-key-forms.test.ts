@@ -160,6 +160,18 @@ describe.each(testDatabases)('API keys on $name', (kind) => {
       expect(users.map((u) => u.LastName)).toContain('Inactive');
     });
 
+    it('every kind of read below the root needs a key, none gives data away without one', async () => {
+      const paths = ['/Projects(1)', '/Projects(1)/Name', '/Projects(1)/Name/$value', '/Projects/$count', '/Projects(1)/Client',
+        '/Projects(1)/$links/TimeEntries', '/Users', '/AccountSettings', '/CurrentStopWatch',
+        `/GetChangesDigest?LastSynchronizationTime=datetime'2026-01-01T00:00:00'`, '/Projects(999)', "/Projects?$filter=Name eq 'x'"];
+      for (const path of paths) {
+        const reply = await client.get(path, { key: null, format });
+        expect(reply.status, path).toBe(401);
+        expect(reply.headers.get('www-authenticate'), path).toBe(CHALLENGE);
+        expect(reply.text, path).not.toContain('Website-Relaunch');
+      }
+    });
+
     it('a stopwatch operation without a key: 401 too', async () => {
       await expectUnauthorized('/CurrentStopWatch', { key: null }, format);
     });
