@@ -1,7 +1,9 @@
 // Every suite `npm run bench` knows, in the order it runs them. Adding a suite: one module
 // exporting a BenchSuite, one line here.
 import type { BenchSuite } from './suite.js';
+import { gatewayCache } from './gateway-cache.js';
+import { gatewayPassthrough } from './gateway-passthrough.js';
 import { odataCodecs } from './odata-codecs.js';
 import { serviceHttp } from './service-http.js';
 
-export const suites: readonly BenchSuite[] = [odataCodecs, serviceHttp];
+export const suites: readonly BenchSuite[] = [odataCodecs, serviceHttp, gatewayCache, gatewayPassthrough];

@@ -1,0 +1,149 @@
+// Load benchmark of the gateway's read cache and rate limiter (issue 6): cache hits on the REST
+// face and on the OData face, each beside a bare Fastify route sending the same bytes (the most
+// any Node server can do with them here), and a rate-limited route beside the same route
+// without limits. Each server under test runs as its own process pinned to core 0, autocannon
+// loads from this process on core 1; the upstream (the real service on SQLite, in this process)
+// is only asked once per cached URL. Rounds alternate the runs; a ratio is the median of the
+// per-round ratios, so a burst of noise on the shared machine spoils one round, not the result.
+import { fileURLToPath } from 'node:url';
+import { testDatabases } from '../test/helpers/databases.js';
+import { startTestService } from '../test/helpers/service.js';
+import type { LoadRequest, LoadResult, RunningServer } from './http-load.js';
+import { load, pinThisProcess, startBaselineServer, startPinnedServer } from './http-load.js';
+import { formatRate, formatRatio, formatTarget, markdownTable, median } from './report.js';
+import type { BenchSuite } from './suite.js';
+
+const CONNECTIONS = 10;
+const ROUNDS = 5;
+const ROUND_SECONDS = 3;
+const WARMUP_SECONDS = 2;
+const SERVER_CORE = 0;
+const LOAD_CORE = 1;
+/** High enough that no request of the run is refused: what is measured is the counting. */
+const UNREACHED_LIMIT = '1000000000/1m';
+const SERVER_SCRIPT = fileURLToPath(new URL('./gateway-cache-server.ts', import.meta.url));
+
+interface Run {
+  readonly name: string;
+  readonly server: RunningServer;
+  readonly request: LoadRequest;
+}
+
+interface Comparison {
+  readonly name: string;
+  readonly ours: string;
+  readonly baseline: string;
+  readonly target: number;
+}
+
+function fail(message: string): never {
+  throw new Error(`gateway-cache bench: ${message}`);
+}
+
+/** Fills the gateway's entry for `request` and returns the bytes a hit sends. */
+async function cachedBytes(origin: string, request: LoadRequest): Promise<{ body: string; contentType: string }> {
+  const init = { headers: request.headers ?? {} };
+  const first = await fetch(origin + request.path, init);
+  await first.text();
+  const hit = await fetch(origin + request.path, init);
+  const body = await hit.text();
+  if (hit.status !== 200 || hit.headers.get('x-cache') !== 'HIT') fail(`${request.path}: ${hit.status}, X-Cache ${hit.headers.get('x-cache')}`);
+  return { body, contentType: hit.headers.get('content-type') ?? fail('no content type') };
+}
+
+function startGatewayServer(upstreamRoot: string, limit: string): Promise<RunningServer> {
+  return startPinnedServer(SERVER_CORE, (port) => ['--import', 'tsx', SERVER_SCRIPT, upstreamRoot, String(port), limit]);
+}
+
+async function measureRuns(runs: readonly Run[]): Promise<Map<string, LoadResult[]>> {
+  const results = new Map(runs.map((run) => [run.name, [] as LoadResult[]]));
+  const options = (run: Run) => ({ origin: run.server.origin, requests: [run.request], connections: CONNECTIONS });
+  for (const run of runs) await load({ ...options(run), durationSeconds: WARMUP_SECONDS });
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? runs : [...runs].reverse();
+    for (const run of order) {
+      const result = await load({ ...options(run), durationSeconds: ROUND_SECONDS });
+      if (result.failures > 0) fail(`${run.name}: ${result.failures} failed requests in round ${round + 1}`);
+      results.get(run.name)?.push(result);
+    }
+  }
+  return results;
+}
+
+function report(runs: readonly Run[], results: Map<string, LoadResult[]>, comparisons: readonly Comparison[]): void {
+  const of = (name: string) => results.get(name) ?? fail(`no results for ${name}`);
+  console.log(
+    `${CONNECTIONS} connections, ${ROUNDS} rounds of ${ROUND_SECONDS} s per run (after ${WARMUP_SECONDS} s warm-up), ` +
+      `servers on core ${SERVER_CORE}, load on core ${LOAD_CORE}; medians of the rounds.\n`,
+  );
+  console.log(
+    markdownTable(
+      ['run', 'req/s', 'p50 ms', 'p99 ms'],
+      runs.map((run) => {
+        const rounds = of(run.name);
+        return [run.name, formatRate(median(rounds.map((r) => r.requestsPerSecond))), median(rounds.map((r) => r.p50Ms)).toFixed(2), median(rounds.map((r) => r.p99Ms)).toFixed(2)];
+      }),
+    ),
+  );
+  console.log('');
+  console.log(
+    markdownTable(
+      ['comparison', 'ratio (median of rounds)', 'rounds', 'target'],
+      comparisons.map((c) => {
+        const ours = of(c.ours);
+        const baseline = of(c.baseline);
+        const ratios = ours.map((r, i) => r.requestsPerSecond / (baseline[i] as LoadResult).requestsPerSecond);
+        const ratio = median(ratios);
+        return [c.name, formatRatio(ratio), ratios.map(formatRatio).join(' '), formatTarget(ratio, c.target)];
+      }),
+    ),
+  );
+}
+
+export const gatewayCache: BenchSuite = {
+  name: 'gateway-cache',
+  description: 'gateway cache hits (REST, OData) vs bare Fastify with the same bytes; rate-limited vs unlimited route',
+  async run() {
+    pinThisProcess(LOAD_CORE);
+    const sqlite = testDatabases.find((kind) => kind.name === 'sqlite') ?? fail('no SQLite test database');
+    const service = await startTestService(sqlite);
+    const servers: RunningServer[] = [];
+    try {
+      const plain = await startGatewayServer(service.root, 'none');
+      servers.push(plain);
+      const limited = await startGatewayServer(service.root, UNREACHED_LIMIT);
+      servers.push(limited);
+      const headers = { 'x-serviceapikey': service.admin.apiKey };
+      const rest: LoadRequest = { path: '/api/v1/time-entries?limit=100', headers };
+      const odata: LoadRequest = { path: '/V1/Api.svc/TimeEntries?$top=100&$format=json', headers };
+      const restBytes = await cachedBytes(plain.origin, rest);
+      const odataBytes = await cachedBytes(plain.origin, odata);
+      await cachedBytes(limited.origin, rest);
+      const limitedCheck = await fetch(limited.origin + rest.path, { headers });
+      if (!limitedCheck.headers.get('ratelimit-policy')) fail('the limited gateway sends no RateLimit-Policy');
+      await limitedCheck.text();
+      const restBaseline = await startBaselineServer(SERVER_CORE, restBytes.body, restBytes.contentType);
+      servers.push(restBaseline);
+      const odataBaseline = await startBaselineServer(SERVER_CORE, odataBytes.body, odataBytes.contentType);
+      servers.push(odataBaseline);
+
+      const runs: Run[] = [
+        { name: 'REST cache hit (time entries, list)', server: plain, request: rest },
+        { name: 'baseline: bare Fastify, REST bytes', server: restBaseline, request: rest },
+        { name: 'OData cache hit (TimeEntries, JSON page)', server: plain, request: odata },
+        { name: 'baseline: bare Fastify, OData bytes', server: odataBaseline, request: odata },
+        { name: 'REST cache hit, rate-limited', server: limited, request: rest },
+      ];
+      console.log(`REST body ${restBytes.body.length} bytes, OData body ${odataBytes.body.length} bytes; upstream: timegate service on SQLite (demo account)`);
+      const results = await measureRuns(runs);
+      report(runs, results, [
+        { name: 'REST cache hit / bare Fastify', ours: runs[0]!.name, baseline: runs[1]!.name, target: 0.5 },
+        { name: 'OData cache hit / bare Fastify', ours: runs[2]!.name, baseline: runs[3]!.name, target: 0.5 },
+        { name: 'rate-limited / unlimited (same route)', ours: runs[4]!.name, baseline: runs[0]!.name, target: 0.8 },
+      ]);
+    } finally {
+      await Promise.all(servers.map((server) => server.stop()));
+      await service.close();
+    }
+  },
+};
