@@ -99,6 +99,15 @@ describe.each(testDatabases)('service document, metadata and formats on $name', 
       }
     });
 
+    it("the Accept headers real clients send: .NET's Atom list, jQuery's JSON list", async () => {
+      const dotnet = await client.get('/Projects', { headers: { accept: 'application/atom+xml,application/xml' } });
+      expect(dotnet.contentType).toBe(CONTENT_TYPE.atom);
+      expect(readFeed(dotnet, 'Projects').records).toHaveLength(6);
+      const jquery = await client.get('/Projects', { headers: { accept: 'application/json, text/javascript, */*; q=0.01' } });
+      expect(jquery.contentType).toBe(CONTENT_TYPE.json);
+      expect(readFeed(jquery, 'Projects').records).toHaveLength(6);
+    });
+
     it('$format wins over Accept, both ways', async () => {
       const json = await client.get('/Projects(1)?$format=json', { format: 'atom' });
       expect(json.contentType).toBe(CONTENT_TYPE.json);
