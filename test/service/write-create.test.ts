@@ -4,6 +4,7 @@
 // sets LastChangeTime and LastChangeAuthor and computes what time entries derive.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NS_ATOM, NS_DATA, NS_METADATA } from '../../odata/namespaces.js';
+import { escapeXmlText } from '../../odata/xml-escape.js';
 import { testDatabases } from '../helpers/databases.js';
 import type { Format } from '../helpers/odata-client.js';
 import { CONTENT_TYPE, FORMATS, ODataClient, expectStatus, idOf, payload, rawPayload, readEntry } from '../helpers/odata-client.js';
@@ -119,6 +120,23 @@ describe.each(testDatabases)('POST creates entities on $name', (kind) => {
         DurationSeconds: 1, DurationString: '99:99', IsEditable: false, RevenueTotal: '1.00',
       }, format);
       expect(entry).toMatchObject({ TypeID: 1, DurationSeconds: 8100, DurationString: '02:15', IsEditable: true, RevenuePerHour: '85.5', RevenueTotal: '192.38' });
+    });
+
+    it('keeps text exactly as sent: blanks, line breaks, markup characters, umlauts, emoji', async () => {
+      const comment = '  Zeile 1\r\nZeile 2\n\tEingerückt <b>&amp;</b> "zitiert" \'einfach\' ]]> ÄÖÜß € 😀  ';
+      // In Atom a carriage return travels as &#xD; (a raw one is a line end XML normalises away).
+      const body = format === 'json'
+        ? payload('json', { Name: '  Leerzeichen  ', Comment: comment })
+        : rawPayload(`<entry xmlns="${NS_ATOM}" xmlns:d="${NS_DATA}" xmlns:m="${NS_METADATA}"><content type="application/xml"><m:properties>`
+          + `<d:Name>  Leerzeichen  </d:Name><d:Comment>${escapeXmlText(comment)}</d:Comment></m:properties></content></entry>`, 'application/atom+xml');
+      const reply = await alex.send('POST', '/Projects', body, { format });
+      expectStatus(reply, 201);
+      const created = readEntry(reply, 'Projects');
+      expect(created).toMatchObject({ Name: '  Leerzeichen  ', Comment: comment });
+      for (const readFormat of FORMATS) {
+        const reply = await alex.get(`/Projects(${created.ID as number})`, { format: readFormat });
+        expect(readEntry(reply, 'Projects')).toMatchObject({ Name: '  Leerzeichen  ', Comment: comment });
+      }
     });
 
     it('lets an administrator book for another user, who then owns the entry', async () => {
