@@ -15,14 +15,8 @@ describe.each(testDatabases)('rate limits across two gateway processes on Redis 
 
   beforeAll(async () => {
     service = await startTestService(kind);
-    const shared = {
-      upstreamRoot: service.root,
-      redisUrl: REDIS_URL,
-      redisKeyPrefix: uniqueKeyPrefix(),
-      cache: { enabled: false },
-      rateLimit: { byClass: { read: { limit: 100, windowSeconds: 60 } } },
-    };
-    gateways = await Promise.all([startGatewayProcess(shared), startGatewayProcess(shared)]);
+    const args = ['--redis', REDIS_URL, '--redis-prefix', uniqueKeyPrefix(), '--no-cache', '--rate-limit-class', 'read=100/1m'];
+    gateways = await Promise.all([startGatewayProcess(service.root, args), startGatewayProcess(service.root, args)]);
   });
   afterAll(async () => {
     await Promise.all(gateways.map((g) => g.stop()));

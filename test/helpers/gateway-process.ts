@@ -1,23 +1,10 @@
-// Gateways with the read cache and the rate limiter as separate processes sharing one Redis, as
-// replicas run behind a load balancer: for the suites that prove invalidation and rate limits hold
-// across instances. This module is also the child's entry point (`node --import tsx
-// gateway-process.ts <options as JSON>`): it builds the gateway like test/helpers/gateway.ts
-// does in-process, listens on a free port and prints `{"origin": ...}`.
+// `timegate gateway` as separate processes sharing one Redis, as replicas run behind a load
+// balancer: for the suites that prove invalidation and rate limits hold across instances. The
+// cache, limit and Redis settings are given as the command's own flags, so the flags are proven
+// with them.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { CacheConfig } from '../../gateway/cache/cache-config.js';
-import type { RateLimitConfig } from '../../gateway/limits/rate-limit-config.js';
-
-export interface GatewayProcessOptions {
-  /** The OData service root of the upstream. */
-  readonly upstreamRoot: string;
-  readonly redisUrl: string;
-  readonly redisKeyPrefix: string;
-  readonly cache?: Partial<CacheConfig>;
-  readonly rateLimit?: Partial<RateLimitConfig>;
-}
 
 export interface GatewayProcess {
   /** `http://127.0.0.1:<port>` */
@@ -25,42 +12,43 @@ export interface GatewayProcess {
   readonly restRoot: string;
   readonly odataRoot: string;
   readonly child: ChildProcess;
+  /** Log lines printed so far (pino JSON). */
+  readonly logs: string[];
   stop(): Promise<void>;
 }
 
-const STARTUP_TIMEOUT_MS = 30_000;
-const THIS_FILE = fileURLToPath(import.meta.url);
+const STARTUP_TIMEOUT_MS = 60_000;
 
-export function startGatewayProcess(options: GatewayProcessOptions): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', THIS_FILE, JSON.stringify(options)], {
+/** `timegate gateway --upstream <upstreamRoot> --port 0 ...args`, once it listens. */
+export function startGatewayProcess(upstreamRoot: string, args: readonly string[]): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, ['bin/timegate.js', 'gateway', '--upstream', upstreamRoot, '--port', '0', '--log-level', 'info', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const logs: string[] = [];
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`the gateway process did not start in time:\n${stderr}`));
+      reject(new Error(`timegate gateway did not start in time:\n${stderr}`));
     }, STARTUP_TIMEOUT_MS);
     void exited.then(() => {
       clearTimeout(timer);
-      reject(new Error(`the gateway process exited before listening:\n${stderr}`));
+      reject(new Error(`timegate gateway exited before listening:\n${stderr}\n${logs.join('\n')}`));
     });
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-      let origin: string | undefined;
-      try {
-        origin = (JSON.parse(line) as { origin?: string }).origin;
-      } catch {
-        return;
-      }
-      if (origin === undefined) return;
+      logs.push(line);
+      const restRoot = restRootOf(line);
+      if (restRoot === undefined) return;
       clearTimeout(timer);
+      const origin = new URL(restRoot).origin;
       resolve({
         origin,
-        restRoot: `${origin}/api/v1`,
+        restRoot,
         odataRoot: `${origin}/V1/Api.svc`,
         child,
+        logs,
         async stop() {
           if (child.exitCode === null) child.kill('SIGTERM');
           await exited;
@@ -70,25 +58,10 @@ export function startGatewayProcess(options: GatewayProcessOptions): Promise<Gat
   });
 }
 
-async function serveChild(options: GatewayProcessOptions): Promise<void> {
-  const { cacheFeature } = await import('../../gateway/cache/cache-feature.js');
-  const { rateLimitFeature } = await import('../../gateway/limits/rate-limit-feature.js');
-  const { plainPassthrough } = await import('../gateway/cache-fixture.js');
-  const { startGatewayInFront } = await import('./gateway.js');
-  const gateway = await startGatewayInFront(options.upstreamRoot, {
-    config: {
-      cache: options.cache ?? {},
-      rateLimit: options.rateLimit ?? {},
-      redis: { url: options.redisUrl, keyPrefix: options.redisKeyPrefix },
-    },
-    features: [rateLimitFeature(), cacheFeature(), plainPassthrough],
-  });
-  process.once('SIGTERM', () => {
-    void gateway.close().then(() => process.exit(0));
-  });
-  console.log(JSON.stringify({ origin: gateway.origin }));
-}
-
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await serveChild(JSON.parse(process.argv[2] ?? '{}') as GatewayProcessOptions);
+function restRootOf(line: string): string | undefined {
+  try {
+    return (JSON.parse(line) as { rest?: string }).rest;
+  } catch {
+    return undefined;
+  }
 }
