@@ -8,7 +8,6 @@ import { DEFAULT_GATEWAY_CONFIG, DEFAULT_UPSTREAM_CONFIG, gatewayConfig } from '
 import { ConfigFileError, configLayers, layeredConfig } from '../gateway/config-file.js';
 import type { GatewayArtefacts } from '../gateway/model-artefacts.js';
 import { loadGeneratedArtefacts } from '../gateway/model-artefacts.js';
-import { startGateway } from '../gateway/start.js';
 import { UsageError } from './command.js';
 import type { Command } from './command.js';
 import { EDGE_OPTIONS, EDGE_USAGE, edgeConfig } from './edge-options.js';
@@ -172,6 +171,9 @@ async function run(args: readonly string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  // The gateway (Fastify, undici, the edge features) is loaded only to run it, so every other
+  // command and every refused command line answer quickly.
+  const { startGateway } = await import('../gateway/start.js');
   const gateway = await startGateway(commandLine.config, await gatewayArtefacts(commandLine.model));
   gateway.app.log.info({ rest: gateway.restRoot, docs: gateway.docsUrl }, 'timegate gateway listening');
   return untilSignal(() => gateway.close(), (line) => gateway.app.log.info(line));

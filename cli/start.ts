@@ -15,7 +15,6 @@ import { startService } from '../service/start.js';
 import { DEFAULT_SQLITE_FILE, openDatabase } from '../service/storage/database.js';
 import { DEFAULT_GATEWAY_CONFIG, gatewayConfig } from '../gateway/config.js';
 import type { RunningGateway } from '../gateway/start.js';
-import { startGateway } from '../gateway/start.js';
 import { gatewayArtefacts } from './gateway.js';
 import type { Command } from './command.js';
 import { untilSignal } from './lifecycle.js';
@@ -104,6 +103,7 @@ async function run(args: readonly string[]): Promise<number> {
   }, { database });
   let gateway: RunningGateway;
   try {
+    const { startGateway } = await import('../gateway/start.js');
     gateway = await startGateway(
       gatewayConfig({
         port: integerOption('gateway-port', values['gateway-port'], DEFAULT_GATEWAY_CONFIG.port, 0, 65535),
