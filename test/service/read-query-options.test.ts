@@ -178,7 +178,18 @@ describe.each(testDatabases)('query options on $name', (kind) => {
       ['$expand=Nope', 'Nope'],
       ['$expand=Project/Nope', 'Nope'],
       ['$skiptoken=garbage', '$skiptoken'],
+      // Limits against abusive URIs: each a clear 400, not a slow query.
+      ['$expand=Project/TimeEntries/Task/TimeEntries', 'deeper than 3'],
+      [`$orderby=${Array(11).fill('StartTime').join(',')}`, 'more than 10'],
+      ['$top=1001', 'at most 1000'],
     ];
+
+    it("GET /TimeEntries?$filter=Comment eq 'xxx…' (5000 characters) is a 400 error document", async () => {
+      const reply = await client.get(`/TimeEntries?$filter=${encodeURIComponent(`Comment eq '${'x'.repeat(5000)}'`)}`, { format });
+      expect(reply.status).toBe(400);
+      expect(reply.contentType).toBe(ERROR_CONTENT_TYPE[format]);
+      expect(readError(reply).message).toContain('longer than 4096');
+    });
 
     it.each(refused)('GET /TimeEntries?%s is a 400 error document', async (query, mentioned) => {
       const reply = await client.get(`/TimeEntries?${query.replaceAll(' ', '%20')}`, { format });
