@@ -16,6 +16,7 @@ import { artefactsOf, startGatewayInFront } from '../helpers/gateway.js';
 import { RestContract } from './rest-contract.js';
 
 interface Seen {
+  readonly method: string;
   readonly url: string;
   readonly headers: IncomingHttpHeaders;
 }
@@ -28,7 +29,7 @@ async function recordingProxy(target: string): Promise<{ root: string; seen: See
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      seen.push({ url: request.url ?? '', headers: request.headers });
+      seen.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers });
       const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name))) as Record<string, string>;
       const body = chunks.length === 0 ? undefined : Buffer.concat(chunks);
       fetch(`${origin}${request.url ?? ''}`, { method: request.method ?? 'GET', headers, ...(body === undefined ? {} : { body }) }).then(async (answer) => {
@@ -90,6 +91,21 @@ describe(`REST face and its upstream (${kind.name})`, () => {
       }
       expect(logText).toContain('/api/v1/projects');
       expect(logText).not.toContain(key);
+    } finally {
+      await gateway.close();
+      proxy.server.close();
+    }
+  });
+
+  it.each(['merge', 'patch'] as const)('sends partial updates with the configured verb (%s)', async (updateMethod) => {
+    const proxy = await recordingProxy(service.root);
+    const gateway = await startGatewayInFront(proxy.root, { features: [], config: { upstream: { updateMethod } } });
+    try {
+      const admin = { 'x-serviceapikey': service.admin.apiKey, 'content-type': 'application/merge-patch+json' };
+      const updated = await contract.check('updateTask', await fetch(`${gateway.restRoot}/tasks/2`, { method: 'PATCH', headers: admin, body: `{"comment":"via ${updateMethod}"}` }), 200);
+      expect((updated.body as { comment: string }).comment).toBe(`via ${updateMethod}`);
+      // The change, then the entity read back for the answer.
+      expect(proxy.seen.map((r) => r.method)).toEqual([updateMethod.toUpperCase(), 'GET']);
     } finally {
       await gateway.close();
       proxy.server.close();
