@@ -95,7 +95,9 @@ export function registerODataService<C>(app: FastifyInstance, options: ODataServ
       reply.code(result.status).header('dataserviceversion', '2.0');
       for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
       if (result.representation === undefined) return reply.send();
-      return reply.header('content-type', result.representation.contentType).send(result.representation.body);
+      // Encoded once here: given a string, Node would measure its UTF-8 length for Content-Length
+      // and then encode it again to write it, two passes over a page of 80 kB.
+      return reply.header('content-type', result.representation.contentType).send(Buffer.from(result.representation.body, 'utf8'));
     },
   });
 }
