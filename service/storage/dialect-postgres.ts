@@ -3,6 +3,7 @@
 //   postgres://host/db?options=-c%20search_path%3Dmyschema
 import pg from 'pg';
 import { PostgresDialect, sql } from 'kysely';
+import { withNamedStatements } from './postgres-named-statements.js';
 import type { ConstraintKind, ConstraintViolation, DialectSetup, ParameterType, SqlFunctions, StorageDialect } from './dialect.js';
 
 export interface PostgresOptions {
@@ -34,7 +35,7 @@ export function createPostgresSetup(url: string, options: PostgresOptions = {}):
     max: options.poolMax ?? 10,
     types: typeParsers,
   });
-  return { storage: postgresStorage, kyselyDialect: new PostgresDialect({ pool }), location: redact(url) };
+  return { storage: postgresStorage, kyselyDialect: new PostgresDialect({ pool: withNamedStatements(pool) }), location: redact(url) };
 }
 
 function redact(url: string): string {
