@@ -1,7 +1,8 @@
 // Load benchmark of the gateway's read cache and rate limiter (issue 6): cache hits on the REST
 // face and on the OData face, each beside a bare Fastify route sending the same bytes (the most
 // any Node server can do with them here), and a rate-limited route beside the same route
-// without limits. Each server under test runs as its own process pinned to core 0, autocannon
+// without limits. The gateways are `timegate gateway` with every edge feature (metrics, auth,
+// resilience, passthrough). Each server under test runs as its own process pinned to core 0, autocannon
 // loads from this process on core 1; the upstream (the real service on SQLite, in this process)
 // is only asked once per cached URL. Rounds alternate the runs; a ratio is the median of the
 // per-round ratios, so a burst of noise on the shared machine spoils one round, not the result.
@@ -21,7 +22,7 @@ const SERVER_CORE = 0;
 const LOAD_CORE = 1;
 /** High enough that no request of the run is refused: what is measured is the counting. */
 const UNREACHED_LIMIT = '1000000000/1m';
-const SERVER_SCRIPT = fileURLToPath(new URL('./gateway-cache-server.ts', import.meta.url));
+const TIMEGATE = fileURLToPath(new URL('../bin/timegate.js', import.meta.url));
 
 interface Run {
   readonly name: string;
@@ -51,8 +52,11 @@ async function cachedBytes(origin: string, request: LoadRequest): Promise<{ body
   return { body, contentType: hit.headers.get('content-type') ?? fail('no content type') };
 }
 
-function startGatewayServer(upstreamRoot: string, limit: string): Promise<RunningServer> {
-  return startPinnedServer(SERVER_CORE, (port) => ['--import', 'tsx', SERVER_SCRIPT, upstreamRoot, String(port), limit]);
+function startGatewayServer(upstreamRoot: string, limit: string | undefined): Promise<RunningServer> {
+  return startPinnedServer(SERVER_CORE, (port) => [
+    TIMEGATE, 'gateway', '--upstream', upstreamRoot, '--port', String(port), '--log-level', 'silent', '--cache-ttl', '1h',
+    ...(limit === undefined ? [] : ['--rate-limit', limit]),
+  ]);
 }
 
 async function measureRuns(runs: readonly Run[]): Promise<Map<string, LoadResult[]>> {
@@ -109,7 +113,7 @@ export const gatewayCache: BenchSuite = {
     const service = await startTestService(sqlite);
     const servers: RunningServer[] = [];
     try {
-      const plain = await startGatewayServer(service.root, 'none');
+      const plain = await startGatewayServer(service.root, undefined);
       servers.push(plain);
       const limited = await startGatewayServer(service.root, UNREACHED_LIMIT);
       servers.push(limited);
