@@ -49,6 +49,7 @@ export const messages = {
     cannotSave('TimeEntry', `Die Tätigkeit ${String(taskId)} ist für das Projekt ${String(projectId)} nicht erlaubt oder nicht aktiv.`),
   stopwatchRunning: () =>
     cannotSave('TimeEntry', 'Für den Benutzer läuft bereits eine Stoppuhr; ohne Endzeit (EndTime) kann nur eine laufende Stoppuhr gespeichert werden.'),
+  durationTooLong: () => cannotSave('TimeEntry', 'Die Dauer ist länger, als DurationSeconds (Edm.Int32) fassen kann.'),
   durationNeedsEnd: () => cannotSave('TimeEntry', 'Ein Dauereintrag (TypeID 1) braucht eine Endzeit (EndTime).'),
   unknownTypeId: () => cannotSave('TimeEntry', 'TypeID muss 1 (Dauer) oder 2 (Start und Ende) sein.'),
   negative: (typeName: string, property: string) => cannotSave(typeName, `${property} darf nicht negativ sein.`),

@@ -26,6 +26,8 @@ interface EntryState {
   readonly locked: number;
 }
 
+const MAX_DURATION_MS = 2_147_483_647 * 1000;
+
 const ENTRY_COLUMNS = ['id', 'type_id', 'user_id', 'project_id', 'task_id', 'start_time', 'end_time', 'billable', 'locked'] as const;
 
 type EntryColumns = { -readonly [K in keyof EntryState]?: EntryState[K] } & Record<string, unknown>;
@@ -110,6 +112,8 @@ export async function checkEntry(ctx: WriteContext, entry: EntryState, current: 
   if (entry.type_id !== 1 && entry.type_id !== 2) throw invalid(messages.unknownTypeId(), 'TypeID');
   if (entry.type_id === 1 && entry.end_time === null) throw invalid(messages.durationNeedsEnd(), 'EndTime');
   if (entry.end_time !== null && entry.end_time < entry.start_time) throw invalid(messages.endBeforeStart(), 'EndTime');
+  // DurationSeconds is an Edm.Int32: a longer entry would break every typed client reading it.
+  if ((entry.end_time ?? ctx.now) - entry.start_time > MAX_DURATION_MS) throw invalid(messages.durationTooLong(), 'EndTime');
 
   const projectChanged = changed('project_id');
   if (!projectChanged && !changed('task_id')) return undefined;
