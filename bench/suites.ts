@@ -3,7 +3,8 @@
 import type { BenchSuite } from './suite.js';
 import { gatewayCache } from './gateway-cache.js';
 import { gatewayPassthrough } from './gateway-passthrough.js';
+import { gatewayRest } from './gateway-rest.js';
 import { odataCodecs } from './odata-codecs.js';
 import { serviceHttp } from './service-http.js';
 
-export const suites: readonly BenchSuite[] = [odataCodecs, serviceHttp, gatewayCache, gatewayPassthrough];
+export const suites: readonly BenchSuite[] = [odataCodecs, serviceHttp, gatewayCache, gatewayPassthrough, gatewayRest];

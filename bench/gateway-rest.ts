@@ -1,0 +1,114 @@
+// The REST face's cost (issue 5): the same data read straight from the service over OData and
+// through the gateway's REST face, which validates, translates, calls the service and reshapes
+// the answer: a list of 100 time entries against the OData page of 100, one project by id
+// against the OData entity, with the gateway speaking JSON and then Atom to the service. One
+// client sends requests one after another in alternating rounds; the added p50 is the median of
+// the per-round differences (target: at most 1 ms). The gateway runs as its own process pinned
+// to core 0; the service and the client run in this process on core 1.
+import { Pool } from 'undici';
+import { fileURLToPath } from 'node:url';
+import { testDatabases } from '../test/helpers/databases.js';
+import { startTestService } from '../test/helpers/service.js';
+import type { LoadRequest, RunningServer } from './http-load.js';
+import { pinThisProcess, startPinnedServer } from './http-load.js';
+import { markdownTable, median } from './report.js';
+import type { BenchSuite } from './suite.js';
+
+const ROUNDS = Number(process.env.TG_BENCH_ROUNDS ?? 5);
+const REQUESTS_PER_ROUND = Number(process.env.TG_BENCH_REQUESTS ?? 1_000);
+const WARMUP_REQUESTS = 500;
+const GATEWAY_CORE = 0;
+const LOAD_CORE = 1;
+const TARGET_ADDED_P50_MS = 1;
+const SERVER_SCRIPT = fileURLToPath(new URL('./gateway-rest-server.ts', import.meta.url));
+
+function fail(message: string): never {
+  throw new Error(`gateway-rest bench: ${message}`);
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] as number;
+}
+
+async function sequentialLatencies(pool: Pool, request: LoadRequest, count: number): Promise<number[]> {
+  const latencies: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = process.hrtime.bigint();
+    const response = await pool.request({ method: 'GET', path: request.path, headers: request.headers ?? {} });
+    await response.body.arrayBuffer();
+    latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
+    if (response.statusCode !== 200) fail(`${request.path}: ${response.statusCode}`);
+  }
+  return latencies.sort((a, b) => a - b);
+}
+
+interface Scenario {
+  readonly name: string;
+  readonly format: 'json' | 'atom';
+  readonly direct: LoadRequest;
+  readonly rest: LoadRequest;
+  readonly items: number;
+}
+
+export const gatewayRest: BenchSuite = {
+  name: 'gateway-rest',
+  description: 'REST face (validate, translate, reshape) vs the same data straight from the service over OData (added p50 latency)',
+  async run() {
+    pinThisProcess(LOAD_CORE);
+    const sqlite = testDatabases.find((kind) => kind.name === 'sqlite') ?? fail('no SQLite test database');
+    const service = await startTestService(sqlite);
+    const gateways: RunningServer[] = [];
+    const pools: Pool[] = [];
+    try {
+      const headers = { 'x-serviceapikey': service.admin.apiKey };
+      const scenarios: Scenario[] = (['json', 'atom'] as const).flatMap((format) => {
+        const odata = format === 'json' ? '&$format=json' : '';
+        return [
+          { name: `list of 100 time entries, upstream ${format}`, format, items: 100, direct: { path: `/V1/Api.svc/TimeEntries?$top=100${odata}`, headers }, rest: { path: '/api/v1/time-entries?limit=100', headers } },
+          { name: `project by id, upstream ${format}`, format, items: 1, direct: { path: `/V1/Api.svc/Projects(1)${odata ? '?$format=json' : ''}`, headers }, rest: { path: '/api/v1/projects/1', headers } },
+        ];
+      });
+      const direct = new Pool(service.origin, { connections: 1 });
+      pools.push(direct);
+      console.log(`one client, requests one after another: ${ROUNDS} alternating rounds of ${REQUESTS_PER_ROUND} per side (after ${WARMUP_REQUESTS} warm-up); gateway on core ${GATEWAY_CORE}, service and client on core ${LOAD_CORE}; medians of the rounds.\n`);
+      const rows: string[][] = [];
+      for (const format of ['json', 'atom'] as const) {
+        const gateway = await startPinnedServer(GATEWAY_CORE, (port) => ['--import', 'tsx', SERVER_SCRIPT, service.root, String(port), format]);
+        gateways.push(gateway);
+        const through = new Pool(gateway.origin, { connections: 1 });
+        pools.push(through);
+        for (const scenario of scenarios.filter((s) => s.format === format)) {
+          // The REST answer must hold what the service holds.
+          const body = (await (await fetch(gateway.origin + scenario.rest.path, { headers })).json()) as { items?: unknown[]; id?: number };
+          if ((body.items?.length ?? (body.id === undefined ? 0 : 1)) !== scenario.items) fail(`${scenario.rest.path}: expected ${scenario.items} item(s)`);
+          await sequentialLatencies(direct, scenario.direct, WARMUP_REQUESTS);
+          await sequentialLatencies(through, scenario.rest, WARMUP_REQUESTS);
+          const p50 = { direct: [] as number[], rest: [] as number[] };
+          const p99 = { direct: [] as number[], rest: [] as number[] };
+          for (let round = 0; round < ROUNDS; round++) {
+            const sides = round % 2 === 0 ? (['direct', 'rest'] as const) : (['rest', 'direct'] as const);
+            for (const side of sides) {
+              const latencies = await sequentialLatencies(side === 'direct' ? direct : through, scenario[side], REQUESTS_PER_ROUND);
+              p50[side].push(percentile(latencies, 0.5));
+              p99[side].push(percentile(latencies, 0.99));
+            }
+          }
+          const added = median(p50.rest.map((value, i) => value - (p50.direct[i] as number)));
+          rows.push([
+            scenario.name,
+            median(p50.direct).toFixed(3),
+            median(p50.rest).toFixed(3),
+            added.toFixed(3),
+            `${median(p99.direct).toFixed(2)} / ${median(p99.rest).toFixed(2)}`,
+            `≤ ${TARGET_ADDED_P50_MS} ms: ${added <= TARGET_ADDED_P50_MS ? 'met' : 'NOT met'}`,
+          ]);
+        }
+      }
+      console.log(markdownTable(['scenario', 'direct OData p50 ms', 'REST p50 ms', 'added p50 ms', 'p99 ms direct / REST', 'target'], rows));
+    } finally {
+      await Promise.all(pools.map((pool) => pool.close()));
+      await Promise.all(gateways.map((gateway) => gateway.stop()));
+      await service.close();
+    }
+  },
+};
