@@ -9,21 +9,23 @@ export const LANG = 'de-DE';
 interface Noun {
   /** With the definite article: "Das Projekt". */
   readonly the: string;
+  /** Singular without article: "Projekt". */
+  readonly one: string;
   /** Plural without article: "Projekte". */
   readonly plural: string;
 }
 
 const NOUNS: Readonly<Record<string, Noun>> = {
-  Project: { the: 'Das Projekt', plural: 'Projekte' },
-  Client: { the: 'Der Kunde', plural: 'Kunden' },
-  Task: { the: 'Die Tätigkeit', plural: 'Tätigkeiten' },
-  TimeEntry: { the: 'Der Zeiteintrag', plural: 'Zeiteinträge' },
-  User: { the: 'Der Benutzer', plural: 'Benutzer' },
-  AccountSetting: { the: 'Die Kontoeinstellung', plural: 'Kontoeinstellungen' },
+  Project: { the: 'Das Projekt', one: 'Projekt', plural: 'Projekte' },
+  Client: { the: 'Der Kunde', one: 'Kunde', plural: 'Kunden' },
+  Task: { the: 'Die Tätigkeit', one: 'Tätigkeit', plural: 'Tätigkeiten' },
+  TimeEntry: { the: 'Der Zeiteintrag', one: 'Zeiteintrag', plural: 'Zeiteinträge' },
+  User: { the: 'Der Benutzer', one: 'Benutzer', plural: 'Benutzer' },
+  AccountSetting: { the: 'Die Kontoeinstellung', one: 'Kontoeinstellung', plural: 'Kontoeinstellungen' },
 };
 
 export function noun(typeName: string): Noun {
-  return NOUNS[typeName] ?? { the: `${typeName}`, plural: typeName };
+  return NOUNS[typeName] ?? { the: `${typeName}`, one: typeName, plural: typeName };
 }
 
 /** "Das Projekt kann nicht gespeichert werden: <reason>" */
@@ -58,7 +60,7 @@ export const messages = {
   unknownIds: (typeName: string, property: string, ids: readonly number[]) =>
     cannotSave(typeName, `${property} enthält IDs, die es nicht gibt: ${ids.join(', ')}.`),
   hasDependants: (typeName: string, count: number, dependants: string) =>
-    `${noun(typeName).the} kann nicht gelöscht werden, weil noch ${count} ${noun(dependants).plural} darauf verweisen.`,
+    `${noun(typeName).the} kann nicht gelöscht werden, weil noch ${count === 1 ? `1 ${noun(dependants).one} darauf verweist` : `${count} ${noun(dependants).plural} darauf verweisen`}.`,
   adminsOnly: (typeName: string) => `Nur Administratoren dürfen ${noun(typeName).plural} anlegen, ändern oder löschen.`,
   readOnly: (typeName: string) => `${noun(typeName).plural} können über die API nicht geändert werden.`,
   locked: () => 'Der Zeiteintrag ist gesperrt; nur Administratoren dürfen ihn ändern oder löschen.',
