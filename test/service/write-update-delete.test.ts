@@ -197,7 +197,7 @@ describe.each(testDatabases)('MERGE, PATCH, PUT and DELETE on $name', (kind) => 
       const project = await create(alex, 'Projects', { Name: 'Mit Tätigkeitsliste', Active: true, AssignedTasks: `${demo.tasks.konzeption},${task.ID as number}` });
       const before = await snapshot(service);
       const reply = await alex.delete(`/Tasks(${task.ID as number})`, { format: 'json' });
-      expect(expectError(reply, 409, 'json').message).toBe('Die Tätigkeit kann nicht gelöscht werden, weil noch 1 Projekte darauf verweisen.');
+      expect(expectError(reply, 409, 'json').message).toBe('Die Tätigkeit kann nicht gelöscht werden, weil noch 1 Projekt darauf verweist.');
       await expectUnchanged(service, before);
       expectNoContent(await alex.send('MERGE', `/Projects(${project.ID as number})`, payload('json', { AssignedTasks: String(demo.tasks.konzeption) })));
       expectNoContent(await alex.delete(`/Tasks(${task.ID as number})`));
