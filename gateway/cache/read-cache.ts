@@ -117,19 +117,31 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
     }
   }
 
+  /** The entry under `key` when it is current and fresh. */
+  async function freshEntry(request: FastifyRequest, key: string, resource: RequestResource): Promise<StoredResponse | undefined | 'unavailable'> {
+    const found = await lookup(request, key, resource.dependsOn);
+    if (found === undefined) return 'unavailable';
+    const entry = found.entry;
+    return entry !== undefined && isCurrent(entry, found.generations) && entry.freshUntil > Date.now() ? entry : undefined;
+  }
+
   /**
-   * Another instance claimed the fill: wait for its entry, up to the claim's length, or until the
-   * claim is given up without one (then this request fills).
+   * The right to fill `key` (undefined), or the entry another instance filled meanwhile: a claim
+   * won just after the other instance stored its entry and gave its claim up is checked against
+   * the store once more, so that instance's upstream call is not repeated.
    */
-  async function awaitOtherInstance(request: FastifyRequest, key: string, resource: RequestResource): Promise<StoredResponse | undefined> {
+  async function claimOrAwait(request: FastifyRequest, key: string, resource: RequestResource): Promise<StoredResponse | undefined> {
     const deadline = Date.now() + config.fillClaimMs;
-    while (Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-      const found = await lookup(request, key, resource.dependsOn);
-      if (found === undefined) return undefined;
-      const entry = found.entry;
-      if (entry !== undefined && isCurrent(entry, found.generations) && entry.freshUntil > Date.now()) return entry;
-      if (await claimFill(request, key)) return undefined;
+    for (let isFirst = true; isFirst || Date.now() < deadline; isFirst = false) {
+      if (!isFirst) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      const isClaimed = await claimFill(request, key);
+      const entry = await freshEntry(request, key, resource);
+      if (entry === 'unavailable') return undefined;
+      if (entry !== undefined) {
+        if (isClaimed) releaseFill(request, key);
+        return entry;
+      }
+      if (isClaimed) return undefined;
     }
     return undefined;
   }
@@ -189,8 +201,8 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
           metrics.cacheLookup(resource.face, served.xCache === 'STALE' ? 'stale' : 'hit');
           return serve(request, reply, served, conditional);
         }
-      } else if (!(await claimFill(request, key))) {
-        const filled = await awaitOtherInstance(request, key, resource);
+      } else {
+        const filled = await claimOrAwait(request, key, resource);
         if (filled !== undefined) {
           metrics.cacheLookup(resource.face, 'hit');
           return serve(request, reply, { entry: filled, xCache: 'HIT' }, conditional);

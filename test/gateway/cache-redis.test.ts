@@ -76,6 +76,7 @@ describe.each(testDatabases)('read cache across two gateway processes on Redis (
     );
     const bodies = await Promise.all(responses.map((r) => r.text()));
     expect(responses.map((r) => r.status)).toEqual(Array(10).fill(200));
+    expect(responses.map((r) => r.headers.get('x-cache')).sort()).toEqual([...Array(9).fill('HIT'), 'MISS']);
     expect(new Set(bodies).size).toBe(1);
     expect(service.answered().slice(calls).map((r) => `${r.method} ${r.url} ${r.status}`)).toHaveLength(1);
   });
