@@ -2,6 +2,7 @@
 // new entity's address, the created entity in the negotiated format with the ID the service
 // assigned; an ID in the payload is refused; omitted properties get their defaults; the service
 // sets LastChangeTime and LastChangeAuthor and computes what time entries derive.
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NS_ATOM, NS_DATA, NS_METADATA } from '../../odata/namespaces.js';
 import { escapeXmlText } from '../../odata/xml-escape.js';
@@ -152,6 +153,27 @@ describe.each(testDatabases)('POST creates entities on $name', (kind) => {
       expect(readEntry(reply, 'TimeEntries')).toMatchObject({ ProjectID: demo.projects.kundenportal, UserID: service.jana.userId });
       expect(reply.headers.get('location')).toMatch(/\/TimeEntries\(\d+\)$/);
     });
+  });
+
+  it('writes Location and the entity\'s URIs on the host the request came in on, with the canonical root path', async () => {
+    const { port } = new URL(service.origin);
+    const body = JSON.stringify({ Name: 'Anderer Host' });
+    const answer = await new Promise<{ status: number; location: string | undefined; text: string }>((resolve, reject) => {
+      const request = httpRequest({
+        host: '127.0.0.1', port: Number(port), method: 'POST', path: '/v1/api.svc/Clients',
+        headers: { host: `localhost:${port}`, 'content-type': 'application/json', accept: 'application/json', 'x-serviceapikey': service.admin.apiKey, 'content-length': Buffer.byteLength(body) },
+      }, (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, location: response.headers.location, text }));
+      });
+      request.on('error', reject);
+      request.end(body);
+    });
+    expect(answer.status).toBe(201);
+    expect(answer.location).toMatch(new RegExp(`^http://localhost:${port}/V1/Api\\.svc/Clients\\(\\d+\\)$`));
+    expect(JSON.parse(answer.text).d.__metadata.uri).toBe(answer.location);
   });
 
   it('shows no revenue while the account has hourly rates switched off', async () => {
