@@ -7,17 +7,41 @@ import { PreconditionFailedError } from '../errors.js';
 import type { UpstreamEntry } from '../upstream/odata-codec.js';
 import type { CallContext } from '../upstream/odata-upstream.js';
 import { matchesAny, resourceVersion } from './etag.js';
+import type { ListQueryTranslator } from './list-query.js';
 import type { RestContext } from './rest-context.js';
+import { entityOptionsOf } from './request-parts.js';
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value.join(',') : value;
 }
 
+export interface EntityRead {
+  /** The upstream query options (`$select`, `$expand`). */
+  readonly query: string;
+  /** A property read only to version the entity, left out of the answer. */
+  readonly hidden?: string;
+}
+
+/**
+ * The options of a read of one entity. A `select` without the version property (LastChangeTime)
+ * still fetches it, so a partial read carries the entity's own ETag, usable in If-Match.
+ */
+export function entityRead(ctx: RestContext, set: EntitySet, translator: ListQueryTranslator, request: FastifyRequest): EntityRead {
+  const options = entityOptionsOf(request);
+  const version = ctx.index.property(ctx.index.typeOfSet(set), ctx.versionProperty);
+  const selected = options.select?.split(',').map((item) => item.trim());
+  if (version === undefined || selected === undefined || selected.includes(version.restName) || selected.includes('*')) {
+    return { query: translator.translate(options) };
+  }
+  return { query: translator.translate({ ...options, select: `${options.select as string},${version.restName}` }), hidden: version.restName };
+}
+
 /** The entity as REST JSON with its ETag; 304 (no body) when If-None-Match names that ETag. */
-export function sendEntity(ctx: RestContext, set: EntitySet, entry: UpstreamEntry, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function sendEntity(ctx: RestContext, set: EntitySet, entry: UpstreamEntry, request: FastifyRequest, reply: FastifyReply, hidden?: string): FastifyReply {
   const rest = ctx.shapes.of(set).toRest(entry);
   const { etag } = resourceVersion(entry, rest, ctx.versionProperty);
+  if (hidden !== undefined) delete rest[hidden];
   reply.header('etag', etag);
   const ifNoneMatch = header(request, 'if-none-match');
   if (ifNoneMatch !== undefined && request.method === 'GET' && matchesAny(ifNoneMatch, etag)) return reply.code(304).send();

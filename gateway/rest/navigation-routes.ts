@@ -4,12 +4,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { SetResource } from '../../codegen/rest-surface.js';
 import { encodeSegment } from '../../odata/entity-path.js';
-import { sendEntity } from './entity-replies.js';
+import { entityRead, sendEntity } from './entity-replies.js';
 import { entityKeys } from './keys.js';
 import { readListPage } from './list-pages.js';
 import { listQueryTranslator } from './list-query.js';
 import type { RestContext } from './rest-context.js';
-import { callContextOf, entityOptionsOf } from './request-parts.js';
+import { callContextOf } from './request-parts.js';
 import { listOperationOf, routePath } from './set-routes.js';
 
 export function registerNavigationRoutes(face: FastifyInstance, ctx: RestContext, resource: SetResource): void {
@@ -31,8 +31,8 @@ export function registerNavigationRoutes(face: FastifyInstance, ctx: RestContext
       face.get(routePath(navigation.path), async (request, reply) => {
         const call = callContextOf(request, 'read', ctx.credential);
         const path = pathOf(request.params);
-        const options = translator.translate(entityOptionsOf(request));
-        return sendEntity(ctx, target.set, await ctx.upstream.entry(target.set, path, options, call), request, reply);
+        const read = entityRead(ctx, target.set, translator, request);
+        return sendEntity(ctx, target.set, await ctx.upstream.entry(target.set, path, read.query, call), request, reply, read.hidden);
       });
     }
   }

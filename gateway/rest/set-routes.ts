@@ -5,13 +5,13 @@ import type { SetResource } from '../../codegen/rest-surface.js';
 import { schemaNames } from '../../codegen/json-schema.js';
 import { encodeSegment } from '../../odata/entity-path.js';
 import { entityKeys } from './keys.js';
-import { underPrecondition, sendEntity } from './entity-replies.js';
+import { entityRead, sendEntity, underPrecondition } from './entity-replies.js';
 import type { ListOperation } from './list-pages.js';
 import { readListPage } from './list-pages.js';
 import { listQueryTranslator } from './list-query.js';
 import type { RestContext } from './rest-context.js';
 import { MERGE_PATCH_MEDIA_TYPE } from './media-types.js';
-import { callContextOf, entityOptionsOf, jsonBodyOf, queryOf, refuseUnknownParameters } from './request-parts.js';
+import { callContextOf, jsonBodyOf, queryOf, refuseUnknownParameters } from './request-parts.js';
 import type { BodyCheck } from './validation.js';
 import { bodyCheck, queryCheck } from './validation.js';
 
@@ -61,8 +61,8 @@ export function registerSetRoutes(face: FastifyInstance, ctx: RestContext, resou
   face.get(itemPath, async (request, reply) => {
     const call = callContextOf(request, 'read', ctx.credential);
     const path = keys.odataPath(keys.fromPath(request.params as Record<string, string>));
-    const options = translator.translate(entityOptionsOf(request));
-    return sendEntity(ctx, set, await ctx.upstream.entry(set, path, options, call), request, reply);
+    const read = entityRead(ctx, set, translator, request);
+    return sendEntity(ctx, set, await ctx.upstream.entry(set, path, read.query, call), request, reply, read.hidden);
   });
 
   if (operationIds.update !== undefined) {
