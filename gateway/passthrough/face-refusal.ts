@@ -2,7 +2,7 @@
 // request is on: an OData error document on the passthrough, RFC 9457 problem+json elsewhere.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sendProblem } from '../error-handler.js';
-import type { GatewayError } from '../errors.js';
+import { GatewayError } from '../errors.js';
 import { faceOf } from './face-of.js';
 import { sendODataError } from './odata-error-reply.js';
 
@@ -14,4 +14,13 @@ export function sendFaceRefusal(error: GatewayError & { readonly retryAfterSecon
     message: error.message,
     ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds }),
   });
+}
+
+/**
+ * Fastify's `frameworkErrors`: a URL the router cannot even decode (`%ZZ`) is the client's 400,
+ * in the face's format like every other refusal, not Fastify's own JSON.
+ */
+export function sendFrameworkError(_error: Error, request: FastifyRequest, reply: FastifyReply): void {
+  // The message would quote the URL, which may carry a key: a fixed one says enough.
+  sendFaceRefusal(new GatewayError(400, 'bad-request', 'Bad request', 'the request URL cannot be decoded (malformed percent-encoding)'), request, reply);
 }

@@ -76,9 +76,11 @@ function addForwardedFor(headers: Record<string, string | string[] | undefined>,
   headers['x-forwarded-host'] = request.host;
 }
 
+/** A resource path reply-from cannot decode (the query is the upstream's to judge). */
 function isMalformedPath(tail: string): boolean {
+  const queryStart = tail.indexOf('?');
   try {
-    decodeURIComponent(tail);
+    decodeURIComponent(queryStart < 0 ? tail : tail.slice(0, queryStart));
     return false;
   } catch {
     return true;

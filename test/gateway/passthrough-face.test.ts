@@ -113,6 +113,18 @@ describe.each(testDatabases)('the passthrough face on $name', (kind) => {
     }
   });
 
+  it('answers bad request paths with an OData error before the upstream, never a crash', async () => {
+    const before = service.requestCount();
+    for (const path of ['/Projects(%ZZ)', '/Projects%2F..%2F..%2Fadmin']) {
+      for (const format of ['json', 'atom'] as const) {
+        const reply = await viaGateway.get(path, { format });
+        expectError(reply, 400, format);
+      }
+    }
+    expect(service.requestCount()).toBe(before);
+    expectStatus(await viaGateway.get('/Projects(1)?$format=json'), 200);
+  });
+
   it('drops hop-by-hop headers and sets X-Forwarded-* and X-Request-Id for the upstream', async () => {
     const reply = await rawGet(edge.origin, '/V1/Api.svc/Projects(1)?$format=json', {
       'x-serviceapikey': service.admin.apiKey,

@@ -9,6 +9,7 @@ import type { AuthConfig } from '../../gateway/auth/auth-config.js';
 import { CredentialNormaliser } from '../../gateway/auth/credential-normaliser.js';
 import type { UpstreamConfig } from '../../gateway/config.js';
 import { DEFAULT_UPSTREAM_CONFIG } from '../../gateway/config.js';
+import { sendFrameworkError } from '../../gateway/passthrough/face-refusal.js';
 import { passthroughPlugin } from '../../gateway/passthrough/passthrough-plugin.js';
 import { CircuitBreaker } from '../../gateway/resilience/circuit-breaker.js';
 import { IdempotentReads } from '../../gateway/resilience/idempotent-reads.js';
@@ -41,7 +42,7 @@ export async function startEdge(upstreamRoot: string, options: EdgeOptions = {})
   const resilience = { ...DEFAULT_RESILIENCE_CONFIG, ...options.resilience };
   const metrics = options.metrics ?? NO_METRICS;
   const breaker = new CircuitBreaker(new URL(upstreamRoot).origin, resilience.breaker, metrics);
-  const app = Fastify({ logger: false });
+  const app = Fastify({ logger: false, frameworkErrors: sendFrameworkError });
   await app.register(passthroughPlugin, {
     upstream,
     normaliser: new CredentialNormaliser({ ...DEFAULT_AUTH_CONFIG, ...options.auth }, upstream.credential),
