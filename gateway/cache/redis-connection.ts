@@ -34,3 +34,16 @@ export async function openRedis(url: string, commandTimeoutMs: number): Promise<
   }
   return redis;
 }
+
+/** Closes a connection politely when it is up, at once when it is not (quit would fail). */
+export async function closeRedis(redis: Redis): Promise<void> {
+  try {
+    if (redis.status === 'ready') {
+      await redis.quit();
+      return;
+    }
+  } catch {
+    // fall through: drop the connection
+  }
+  redis.disconnect();
+}

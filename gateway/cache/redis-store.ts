@@ -4,6 +4,7 @@
 // length, the JSON of its head (status, headers, times, counters), then the body bytes as is.
 import type { Redis } from 'ioredis';
 import type { CacheLookup, CacheStore, StoredResponse } from './cache-store.js';
+import { closeRedis } from './redis-connection.js';
 
 type StoredHead = Omit<StoredResponse, 'body'>;
 
@@ -69,7 +70,7 @@ export class RedisCacheStore implements CacheStore {
   }
 
   async close(): Promise<void> {
-    if (this.#ownsConnection) await this.#redis.quit();
+    if (this.#ownsConnection) await closeRedis(this.#redis);
   }
 
   #generationKey(set: string): string {

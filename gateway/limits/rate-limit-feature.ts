@@ -2,7 +2,7 @@
 // in Redis when a URL is given (exact across instances), else in memory.
 import type { Redis } from 'ioredis';
 import { classifierOf } from '../cache/cache-feature.js';
-import { openRedis } from '../cache/redis-connection.js';
+import { closeRedis, openRedis } from '../cache/redis-connection.js';
 import type { GatewayFeature } from '../features.js';
 import type { RateLimitMetrics } from '../ops/metrics.js';
 import { NO_METRICS } from '../ops/metrics.js';
@@ -31,7 +31,7 @@ export function rateLimitFeature(options: RateLimitFeatureOptions = {}): Gateway
           shared.store = new RedisCounterStore(client, redis.keyPrefix);
         });
         app.addHook('onClose', async () => {
-          await client?.quit();
+          if (client !== undefined) await closeRedis(client);
         });
         counters = {
           hit: (key, windowMs) => {

@@ -60,6 +60,8 @@ export interface EdgeGatewayOptions {
   readonly rateLimit?: Partial<RateLimitConfig>;
   /** Share state through Redis under this prefix. */
   readonly redisKeyPrefix?: string;
+  /** Another Redis than REDIS_URL (with redisKeyPrefix). */
+  readonly redisUrl?: string;
   readonly metrics?: GatewayMetrics;
 }
 
@@ -74,7 +76,7 @@ export async function startEdgeGateway(kind: TestDatabaseKind, options: EdgeGate
     config: {
       cache: options.cache ?? {},
       rateLimit: options.rateLimit ?? {},
-      ...(options.redisKeyPrefix === undefined ? {} : { redis: { url: REDIS_URL, keyPrefix: options.redisKeyPrefix } }),
+      ...(options.redisKeyPrefix === undefined ? {} : { redis: { url: options.redisUrl ?? REDIS_URL, keyPrefix: options.redisKeyPrefix } }),
     },
     features: [rateLimitFeature({ metrics }), cacheFeature({ metrics }), plainPassthrough],
   });
