@@ -4,7 +4,8 @@
 // another (autocannon's histogram has 1 ms steps, too coarse for a target of 0.5 ms), in
 // alternating rounds; the added p50 is the median of the per-round differences. Throughput at
 // 10 connections is reported beside it. The gateway runs as its own process pinned to core 0;
-// the service and the load run in this process on core 1.
+// the service and the load run in this process on core 1. TG_BENCH_ROUNDS and TG_BENCH_REQUESTS
+// shorten a run (fewer rounds, fewer requests per round) on a busy machine.
 import { Pool } from 'undici';
 import { fileURLToPath } from 'node:url';
 import { testDatabases } from '../test/helpers/databases.js';
