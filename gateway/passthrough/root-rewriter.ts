@@ -31,30 +31,43 @@ interface Rewritten {
 function rewriteSpan(buffer: Buffer, replacements: ReadonlyArray<[Buffer, Buffer]>, end: number): Rewritten {
   const parts: Buffer[] = [];
   let position = 0;
+  // Where each pattern occurs next (-1: nowhere). A pattern is searched again only once the
+  // position has passed its last hit, so a pattern that never occurs is scanned for once.
+  const nextAt = replacements.map(([from]) => buffer.indexOf(from));
   for (;;) {
-    let bestAt = -1;
-    let best: [Buffer, Buffer] | undefined;
-    for (const replacement of replacements) {
-      const at = buffer.indexOf(replacement[0], position);
-      if (at >= 0 && (bestAt < 0 || at < bestAt)) {
-        bestAt = at;
-        best = replacement;
+    let best = -1;
+    for (let i = 0; i < replacements.length; i++) {
+      let at = nextAt[i] as number;
+      if (at >= 0 && at < position) {
+        at = buffer.indexOf((replacements[i] as [Buffer, Buffer])[0], position);
+        nextAt[i] = at;
       }
+      if (at >= 0 && (best < 0 || at < (nextAt[best] as number))) best = i;
     }
-    if (best === undefined || bestAt >= end) break;
-    parts.push(buffer.subarray(position, bestAt), best[1]);
-    position = bestAt + best[0].length;
+    if (best < 0 || (nextAt[best] as number) >= end) break;
+    const at = nextAt[best] as number;
+    const [from, to] = replacements[best] as [Buffer, Buffer];
+    parts.push(buffer.subarray(position, at), to);
+    position = at + from.length;
   }
   if (position < end) parts.push(buffer.subarray(position, end));
   return { parts, consumed: Math.max(position, end) };
 }
 
-/** A stream that rewrites `pair.from` to `pair.to` in the bytes flowing through it. */
+/** Output is passed on in pieces of at least this size (the last piece may be smaller). */
+const MIN_PUSH_BYTES = 16 * 1024;
+
+/**
+ * A stream that rewrites `pair.from` to `pair.to` in the bytes flowing through it. A small body
+ * leaves as one piece: split writes of one small answer cost the client a packet round more.
+ */
 export class RootRewriteStream extends Transform {
   private readonly replacements: ReadonlyArray<[Buffer, Buffer]>;
   /** The longest pattern minus one: how many trailing bytes may start a split match. */
   private readonly holdBack: number;
   private tail: Buffer = Buffer.alloc(0);
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
 
   constructor(pair: RootPair) {
     super();
@@ -66,17 +79,28 @@ export class RootRewriteStream extends Transform {
     const buffer = this.tail.length === 0 ? chunk : Buffer.concat([this.tail, chunk]);
     const end = Math.max(0, buffer.length - this.holdBack);
     const { parts, consumed } = rewriteSpan(buffer, this.replacements, end);
-    this.tail = buffer.subarray(consumed);
-    const out = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
-    if (out.length > 0) this.push(out);
+    // The tail is copied: `chunk` may be a view into a pooled buffer that is reused.
+    this.tail = Buffer.from(buffer.subarray(consumed));
+    for (const part of parts) {
+      if (part.length === 0) continue;
+      this.pending.push(part);
+      this.pendingBytes += part.length;
+    }
+    if (this.pendingBytes >= MIN_PUSH_BYTES) this.pushPending();
     callback();
   }
 
   override _flush(callback: TransformCallback): void {
-    if (this.tail.length > 0) {
-      this.push(Buffer.concat(rewriteSpan(this.tail, this.replacements, this.tail.length).parts));
-    }
+    if (this.tail.length > 0) this.pending.push(...rewriteSpan(this.tail, this.replacements, this.tail.length).parts);
+    this.pushPending();
     callback();
+  }
+
+  private pushPending(): void {
+    if (this.pending.length === 0) return;
+    this.push(this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending));
+    this.pending = [];
+    this.pendingBytes = 0;
   }
 }
 
