@@ -68,22 +68,4 @@ export function withoutQueryKey(query: Readonly<Record<string, unknown>>): Recor
 }
 
 /** A request URL with every ApiKey query parameter cut out, for logs and problem documents. */
-export function withoutQueryKeyInUrl(url: string): string {
-  const queryStart = url.indexOf('?');
-  if (queryStart < 0) return url;
-  const kept = url
-    .slice(queryStart + 1)
-    .split('&')
-    .filter((pair) => {
-      const eq = pair.indexOf('=');
-      const name = eq < 0 ? pair : pair.slice(0, eq);
-      let decoded = name;
-      try {
-        decoded = decodeURIComponent(name.replaceAll('+', ' '));
-      } catch {
-        // a malformed escape is no key name
-      }
-      return decoded.trim().toLowerCase() !== KEY_QUERY_PARAMETER;
-    });
-  return kept.length === 0 ? url.slice(0, queryStart) : `${url.slice(0, queryStart)}?${kept.join('&')}`;
-}
+export { withoutQueryKeyInUrl } from './query-key.js';

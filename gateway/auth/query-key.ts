@@ -1,15 +1,16 @@
-// The ApiKey query parameter in a raw URL: found, removed or masked without re-encoding the rest
+// The ApiKey query parameter in a raw URL: found or removed without re-encoding the rest
 // of the query (an OData `$filter` must reach the upstream byte for byte as the client wrote it).
 // The name is matched case-insensitively and after percent-decoding, so `%41pikey` is caught too.
 
 function decodedName(pair: string): string {
   const eq = pair.indexOf('=');
-  const raw = eq < 0 ? pair : pair.slice(0, eq);
-  if (!raw.includes('%')) return raw.toLowerCase();
+  const raw = (eq < 0 ? pair : pair.slice(0, eq)).replaceAll('+', ' ');
+  if (!raw.includes('%')) return raw.trim().toLowerCase();
   try {
-    return decodeURIComponent(raw).toLowerCase();
+    return decodeURIComponent(raw).trim().toLowerCase();
   } catch {
-    return raw.toLowerCase();
+    // a malformed escape is no key name
+    return raw.trim().toLowerCase();
   }
 }
 
@@ -51,12 +52,4 @@ export function withoutQueryKeyInUrl(url: string): string {
   const kept = url.slice(queryStart + 1).split('&').filter((pair) => !isKeyPair(pair));
   const query = kept.join('&');
   return query === '' ? url.slice(0, queryStart) : `${url.slice(0, queryStart)}?${query}`;
-}
-
-/** `url` with every ApiKey value replaced by `***` (for logs). */
-export function redactQueryKey(url: string): string {
-  const queryStart = url.indexOf('?');
-  if (!mayHoldKey(url, queryStart)) return url;
-  const pairs = url.slice(queryStart + 1).split('&').map((pair) => (isKeyPair(pair) ? `${pair.slice(0, pair.indexOf('=') < 0 ? pair.length : pair.indexOf('='))}=***` : pair));
-  return `${url.slice(0, queryStart)}?${pairs.join('&')}`;
 }
