@@ -37,6 +37,11 @@ function isListed(list: EdmRecord[string] | undefined, userId: number): boolean 
 function completeTimeEntry(record: EdmRecord, caller: Caller, now: number): void {
   const raw = record as Record<string, unknown>;
   const start = (record.StartTime as Date).getTime();
+  // The helper column goes first: deleting the property added last keeps the record a fast
+  // (hidden-class) object; deleting it after adding the computed ones made every time entry a
+  // dictionary, slower for the writers to read.
+  const rate = caller.hourlyRatesEnabled && typeof raw[HOURLY_RATE_COLUMN] === 'string' ? (raw[HOURLY_RATE_COLUMN] as string) : null;
+  delete raw[HOURLY_RATE_COLUMN];
   const end = record.EndTime instanceof Date ? record.EndTime.getTime() : Math.max(now, start);
   const seconds = Math.max(0, Math.floor((end - start) / 1000));
   record.DurationSeconds = seconds;
@@ -46,8 +51,6 @@ function completeTimeEntry(record: EdmRecord, caller: Caller, now: number): void
     && record.Locked !== true
     && (caller.bookingCloseDate === null || start >= caller.bookingCloseDate)
   );
-  const rate = caller.hourlyRatesEnabled && typeof raw[HOURLY_RATE_COLUMN] === 'string' ? (raw[HOURLY_RATE_COLUMN] as string) : null;
-  delete raw[HOURLY_RATE_COLUMN];
   record.RevenuePerHour = rate;
   record.RevenueTotal = rate !== null && record.Billable === true ? revenue(rate, seconds) : null;
 }
@@ -59,8 +62,24 @@ export function durationString(seconds: number): string {
   return `${String(hours).padStart(2, '0')}:${String(minutes).padStart(2, '0')}`;
 }
 
+/**
+ * Below this, cents x seconds is an exact double and so is the floor of its quotient by 3600
+ * (the quotient's rounding error stays far below the 1/3600 between candidate results).
+ */
+const EXACT_PRODUCT_LIMIT = 2 ** 45;
+
 /** rate (a decimal with two places) x seconds / 3600, rounded half away from zero to the cent. */
 export function revenue(rate: string, seconds: number): string {
+  // Plain numbers are exact while the product stays below EXACT_PRODUCT_LIMIT (any real rate and
+  // duration); BigInt only beyond it, because it cost more than all other computed values of an
+  // entry together, on every entry of every page.
+  const centsNumber = Number(rate.replace('.', ''));
+  const scaledNumber = centsNumber * seconds;
+  if (Number.isInteger(centsNumber) && Math.abs(scaledNumber) < EXACT_PRODUCT_LIMIT) {
+    const roundedNumber = Math.floor((Math.abs(scaledNumber) + 1800) / 3600);
+    const digits = String(roundedNumber).padStart(3, '0');
+    return `${scaledNumber < 0 && roundedNumber !== 0 ? '-' : ''}${digits.slice(0, -2)}.${digits.slice(-2)}`;
+  }
   const cents = BigInt(rate.replace('.', ''));
   const scaled = cents * BigInt(seconds);
   const negative = scaled < 0n;
