@@ -88,7 +88,8 @@ export function price(detail: OrderDetail): string {
 export const summary: ShipmentSummary = { orderId: 1, shipmentCount: 0, totalWeightKg: null, lastShippedAt: null };
 `;
 
-describe('types.ts', () => {
+// Compiling and linting emitted files takes tens of seconds on a busy two-core machine.
+describe('types.ts', { timeout: 120_000 }, () => {
   it('type-checks and lints clean for the time-tracking model, with create/update/read shapes a client relies on', async () => {
     const dir = await emitInto('spec/timetracking.edmx', { 'usage.ts': timeTrackingUsage });
     const files = ['types.ts', 'validators.d.ts', 'model.ts', 'usage.ts'].map((f) => path.join(dir, f));

@@ -119,16 +119,23 @@ describe('load shedding', () => {
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       const key = { 'x-serviceapikey': service.jana.apiKey, accept: 'application/json' };
       expect((await fetch(`${gateway.origin}/V1/Api.svc/Projects(1)`, { headers: key })).status).toBe(200);
-      // Block this process's event loop (the gateway's) as a CPU-bound burst would.
-      const until = Date.now() + 1_000;
-      while (Date.now() < until) {
-        // busy
+      // Block this process's event loop (the gateway's) as a CPU-bound burst would. Which runs
+      // first after the burst, under-pressure's overdue sample or the request, is up to the
+      // timers, so a lagging loop is shown at most three times before the refusal is asserted.
+      let odata: Response | undefined;
+      let rest: Response | undefined;
+      for (let attempt = 0; attempt < 3 && (odata?.status !== 503 || rest?.status !== 503); attempt++) {
+        const until = Date.now() + 1_000;
+        while (Date.now() < until) {
+          // busy
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        [odata, rest] = await Promise.all([
+          fetch(`${gateway.origin}/V1/Api.svc/Projects(1)`, { headers: key }),
+          fetch(`${gateway.restRoot}/projects/1`, { headers: key }),
+        ]);
       }
-      await new Promise((resolve) => setTimeout(resolve, 1));
-      const [odata, rest] = await Promise.all([
-        fetch(`${gateway.origin}/V1/Api.svc/Projects(1)`, { headers: key }),
-        fetch(`${gateway.restRoot}/projects/1`, { headers: key }),
-      ]);
+      if (odata === undefined || rest === undefined) throw new Error('no attempt ran');
       expect(odata.status).toBe(503);
       expect(odata.headers.get('retry-after')).toBe('7');
       expect(((await odata.json()) as { error: { code: string } }).error.code).toBe('OVERLOADED');
