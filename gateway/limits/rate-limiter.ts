@@ -16,8 +16,8 @@ import { ConcurrencyCap } from './concurrency-cap.js';
 import type { CounterStore, WindowCount } from './counter-store.js';
 import { ConcurrencyLimitedError, RateLimitedError } from './limit-errors.js';
 import type { RateLimit, RateLimitConfig } from './rate-limit-config.js';
+import { sendFaceRefusal } from '../passthrough/face-refusal.js';
 import { policyField, rateLimitField, resetSeconds } from './rate-limit-headers.js';
-import { sendRefusal } from './refusal.js';
 
 export interface RateLimiterOptions {
   readonly config: RateLimitConfig;
@@ -76,7 +76,7 @@ export function registerRateLimiter(app: FastifyInstance, options: RateLimiterOp
     reply.header('ratelimit', rateLimitField(budget.name, budget.limit, window));
     if (window.count <= budget.limit.limit) return;
     metrics.rateLimited(resource.routeClass);
-    return sendRefusal(resource.face, new RateLimitedError(resource.routeClass, resetSeconds(window)), request, reply);
+    return sendFaceRefusal(new RateLimitedError(resource.routeClass, resetSeconds(window)), request, reply);
   });
 
   if (!cap.isActive) return;
@@ -90,8 +90,7 @@ export function registerRateLimiter(app: FastifyInstance, options: RateLimiterOp
       else reply.raw.once('close', outcome.release);
       return;
     }
-    const resource = factsOf(request, classify, options.keyHeaders).resource;
     metrics.rateLimited('concurrency');
-    return sendRefusal(resource?.face ?? 'rest', new ConcurrencyLimitedError(1, outcome.refused), request, reply);
+    return sendFaceRefusal(new ConcurrencyLimitedError(1, outcome.refused), request, reply);
   });
 }

@@ -61,14 +61,14 @@ describe.each(testDatabases)('rate limits per route class ($name)', (kind) => {
     expect(json.status).toBe(429);
     expect(json.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(json.headers.get('content-type')).toContain('application/json');
-    expect(await json.json()).toMatchObject({ error: { code: 'rate-limited', message: { lang: 'en' } } });
+    expect(await json.json()).toMatchObject({ error: { code: 'RATE_LIMITED', message: { lang: 'en' } } });
 
     const xml = await fetch(`${t.odataRoot}/Projects`, { headers: key(t.service.jana.apiKey) });
     expect(xml.status).toBe(429);
     expect(xml.headers.get('content-type')).toContain('application/xml');
     const text = await xml.text();
     expect(text).toContain('<error xmlns="http://schemas.microsoft.com/ado/2007/08/dataservices/metadata">');
-    expect(text).toContain('<code>rate-limited</code>');
+    expect(text).toContain('<code>RATE_LIMITED</code>');
   });
 
   test('writes have their own budget: the 3rd write is refused while reads still pass', async () => {
@@ -113,6 +113,6 @@ describe.each(testDatabases)('rate limits per route class ($name)', (kind) => {
     }
     const refused = await fetch(`${t.odataRoot}/Clients?$format=json`);
     expect(refused.status).toBe(429);
-    expect(await refused.json()).toMatchObject({ error: { code: 'rate-limited' } });
+    expect(await refused.json()).toMatchObject({ error: { code: 'RATE_LIMITED' } });
   });
 });
