@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { testDatabases } from '../test/helpers/databases.js';
 import { startTestService } from '../test/helpers/service.js';
 import type { LoadRequest, RunningServer } from './http-load.js';
-import { load, pinThisProcess, startPinnedServer } from './http-load.js';
+import { load, percentile, pinThisProcess, sequentialLatencies, startPinnedServer } from './http-load.js';
 import { formatRate, formatRatio, markdownTable, median } from './report.js';
 import type { BenchSuite } from './suite.js';
 
@@ -27,23 +27,6 @@ const SERVER_SCRIPT = fileURLToPath(new URL('./gateway-passthrough-server.ts', i
 
 function fail(message: string): never {
   throw new Error(`gateway-passthrough bench: ${message}`);
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] as number;
-}
-
-/** Latencies (ms) of `count` requests sent one after another on one kept-alive connection. */
-async function sequentialLatencies(pool: Pool, request: LoadRequest, count: number): Promise<number[]> {
-  const latencies: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const started = process.hrtime.bigint();
-    const response = await pool.request({ method: 'GET', path: request.path, headers: request.headers ?? {} });
-    await response.body.arrayBuffer();
-    latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
-    if (response.statusCode !== 200) fail(`${request.path}: ${response.statusCode}`);
-  }
-  return latencies.sort((a, b) => a - b);
 }
 
 interface Scenario {

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import type { Pool } from 'undici';
 
 export interface LoadRequest {
   readonly method?: string;
@@ -198,4 +199,25 @@ export async function startBaselineServer(core: number, body: string, contentTyp
     await rm(folder, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** The value at fraction `p` (0..1) of ascending `sorted`. */
+export function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] as number;
+}
+
+/**
+ * Latencies (ms, ascending) of `count` GETs sent one after another on one kept-alive connection:
+ * added latency shows here, where a loaded run would measure queueing.
+ */
+export async function sequentialLatencies(pool: Pool, request: LoadRequest, count: number): Promise<number[]> {
+  const latencies: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = process.hrtime.bigint();
+    const response = await pool.request({ method: 'GET', path: request.path, headers: request.headers ?? {} });
+    await response.body.arrayBuffer();
+    latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
+    if (response.statusCode !== 200) throw new Error(`${request.path}: ${response.statusCode}`);
+  }
+  return latencies.sort((a, b) => a - b);
 }
