@@ -7,9 +7,11 @@
 import { pipeline } from 'node:stream';
 import type { Readable } from 'node:stream';
 import replyFrom from '@fastify/reply-from';
+import type { FastifyReplyFromHooks } from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Pool } from 'undici';
 import type { CredentialNormaliser } from '../auth/credential-normaliser.js';
+import type { ForwardedCredential } from '../auth/upstream-credential.js';
 import type { UpstreamConfig } from '../config.js';
 import type { GatewayMetrics } from '../ops/metrics.js';
 import type { CircuitBreaker } from '../resilience/circuit-breaker.js';
@@ -20,13 +22,16 @@ import type { RetryPolicy } from '../resilience/retry-policy.js';
 import { stripHopByHop } from './hop-by-hop.js';
 import { sendODataError } from './odata-error-reply.js';
 import type { RootPair } from './root-rewriter.js';
-import { isRewritable, rewriteRoot, RootRewriteStream } from './root-rewriter.js';
+import { isRewritable, rewriteRoot, rewriteRootBytes, RootRewriteStream } from './root-rewriter.js';
 
 /** Where the face answers on the gateway, whatever the upstream's root path is. */
 export const PASSTHROUGH_ROOT = '/V1/Api.svc';
 
 // find-my-way matches static segments case-sensitively; these regex parameters accept any casing.
 const ROOT_ROUTE = '/:v(^[vV]1$)/:svc(^[aA][pP][iI]\\.[sS][vV][cC]$)';
+
+/** Rewritable answers up to this size (by their Content-Length) are read whole, then sent. */
+const SMALL_BODY_BYTES = 256 * 1024;
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'MERGE', 'DELETE', 'OPTIONS'] as const;
 
@@ -47,10 +52,18 @@ interface UpstreamAnswer {
 
 interface ProxyState {
   readonly pair: RootPair;
-  readonly isProbe: boolean;
+  /** The one credential sent upstream. */
+  readonly credential: ForwardedCredential;
+  /** The query string sent upstream (the query key taken out). */
+  readonly query: string;
   readonly started: number;
   settled: boolean;
 }
+
+/** Where the response object keeps its request's ProxyState, for the `close` listener. */
+const PROXY_STATE = Symbol('timegate.passthrough');
+
+type RetryDelay = NonNullable<FastifyReplyFromHooks['retryDelay']>;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -74,6 +87,13 @@ function addForwardedFor(headers: Record<string, string | string[] | undefined>,
   headers['x-forwarded-for'] = previous ? `${Array.isArray(previous) ? previous.join(', ') : previous}, ${address}` : address;
   headers['x-forwarded-proto'] = request.protocol;
   headers['x-forwarded-host'] = request.host;
+}
+
+function readWhole(stream: Readable, done: (error: Error | null, body?: Buffer) => void): void {
+  const chunks: Buffer[] = [];
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  stream.once('error', done);
+  stream.once('end', () => done(null, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
 }
 
 /** A resource path reply-from cannot decode (the query is the upstream's to judge). */
@@ -114,13 +134,27 @@ export async function passthroughPlugin(app: FastifyInstance, options: Passthrou
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
 
   // reply-from's types call `res` a ServerResponse; at run time it is undici's answer.
-  const respond = (request: FastifyRequest, reply: FastifyReply, raw: unknown): void => {
+  const onResponse = (request: FastifyRequest, reply: FastifyReply, raw: unknown): void => {
     const res = raw as UpstreamAnswer;
     const state = request.passthrough as ProxyState;
     settle(state, res.statusCode);
     const contentType = typeof res.headers['content-type'] === 'string' ? res.headers['content-type'] : undefined;
     if (request.method === 'HEAD' || !isRewritable(contentType)) {
       reply.send(res.stream);
+      return;
+    }
+    const length = Number(res.headers['content-length']);
+    if (length <= SMALL_BODY_BYTES) {
+      // A small answer is read whole and sent in one write with its length: streaming it through
+      // a transform costs a chunked encoding and more writes than the body is worth.
+      readWhole(res.stream, (error, body) => {
+        if (error) {
+          request.log.warn({ err: error }, 'upstream body failed while reading');
+          reply.raw.destroy();
+          return;
+        }
+        reply.send(rewriteRootBytes(body as Buffer, state.pair));
+      });
       return;
     }
     const rewriter = new RootRewriteStream(state.pair);
@@ -135,6 +169,61 @@ export async function passthroughPlugin(app: FastifyInstance, options: Passthrou
     metrics.upstreamCalled('odata', outcome, (performance.now() - state.started) / 1000);
     if (outcome === 'error' || isFailureStatus(outcome)) breaker.failed();
     else breaker.succeeded();
+  }
+
+  // The callbacks of reply.from() are made once, not per request: each reads the request's own
+  // ProxyState (a closure per callback per request showed in the profile of this hot path).
+  const queryString = (_search: unknown, _url: unknown, request: FastifyRequest): string => (request.passthrough as ProxyState).query;
+
+  const rewriteRequestHeaders = (request: FastifyRequest, headers: Record<string, unknown>): Record<string, unknown> => {
+    const state = request.passthrough as ProxyState;
+    const forwarded = stripHopByHop(normaliser.forwardHeaders(headers as Record<string, string | string[] | undefined>, state.credential));
+    addForwardedFor(forwarded, request);
+    forwarded['x-request-id'] = request.id;
+    // Bodies are rewritten as they arrive; an identity encoding keeps them readable.
+    delete forwarded['accept-encoding'];
+    return forwarded;
+  };
+
+  const rewriteHeaders = (headers: Record<string, unknown>, request: FastifyRequest): Record<string, unknown> => {
+    const { pair } = request.passthrough as ProxyState;
+    const rewritten = stripHopByHop({ ...headers } as Record<string, string | string[] | undefined>);
+    for (const name of ['location', 'content-location']) {
+      const value = rewritten[name];
+      if (typeof value === 'string') rewritten[name] = rewriteRoot(value, pair);
+    }
+    if (isRewritable(typeof rewritten['content-type'] === 'string' ? rewritten['content-type'] : undefined)) delete rewritten['content-length'];
+    return rewritten;
+  };
+
+  const onError = (errorReply: FastifyReply, { error }: { error: unknown }): void => {
+    const { request } = errorReply;
+    settle(request.passthrough as ProxyState, 'error');
+    const code = (error as { code?: string }).code ?? '';
+    const isTimeout = /TIMEOUT/i.test(code);
+    request.log.warn({ err: error }, 'upstream call failed');
+    sendODataError(request, errorReply, isTimeout
+      ? { status: 504, code: 'GATEWAY_TIMEOUT', message: 'the upstream OData service did not answer in time' }
+      : { status: 502, code: 'BAD_GATEWAY', message: 'the upstream OData service cannot be reached' });
+  };
+
+  const retryDelay: RetryDelay = ({ err, res, attempt }) => {
+    const failed = err !== undefined && err !== null ? true : res !== undefined && res !== null && isFailureStatus(res.statusCode);
+    if (!failed) return null;
+    const delay = retries.delayBeforeRetry(attempt + 1);
+    if (delay === undefined) return null;
+    (res as { stream?: Readable } | undefined)?.stream?.destroy();
+    metrics.upstreamRetried('odata');
+    return Math.max(1, delay);
+  };
+
+  function onClientClose(this: { [PROXY_STATE]?: ProxyState }): void {
+    // The client went away before the upstream answered: the call says nothing of the upstream.
+    const state = this[PROXY_STATE];
+    if (state !== undefined && !state.settled) {
+      state.settled = true;
+      breaker.released();
+    }
   }
 
   async function proxy(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -152,70 +241,33 @@ export async function passthroughPlugin(app: FastifyInstance, options: Passthrou
       const seconds = retryAfterSeconds(permit.retryAfterMs);
       return sendODataError(request, reply, { status: 503, code: 'UPSTREAM_UNAVAILABLE', message: `the upstream OData service is failing; the gateway stops calling it for ${seconds} s`, retryAfterSeconds: seconds });
     }
-    const gatewayRoot = gatewayRootOf(request);
-    const state: ProxyState = {
-      pair: { from: upstreamRoot, to: gatewayRoot },
-      isProbe: permit.isProbe,
-      started: performance.now(),
-      settled: false,
-    };
-    request.passthrough = state;
-    reply.raw.on('close', () => {
-      // The client went away before the upstream answered: the call says nothing of the upstream.
-      if (!state.settled) {
-        state.settled = true;
-        breaker.released();
-      }
-    });
-
     const credential = normaliser.forwarded(admission.caller);
     const forwardedUrl = normaliser.forwardUrl(tail, credential);
     const queryStart = forwardedUrl.indexOf('?');
     const path = queryStart < 0 ? forwardedUrl : forwardedUrl.slice(0, queryStart);
-    const query = queryStart < 0 ? '' : forwardedUrl.slice(queryStart + 1);
+    const state: ProxyState = {
+      pair: { from: upstreamRoot, to: gatewayRootOf(request) },
+      credential,
+      query: queryStart < 0 ? '' : forwardedUrl.slice(queryStart + 1),
+      started: performance.now(),
+      settled: false,
+    };
+    request.passthrough = state;
+    (reply.raw as { [PROXY_STATE]?: ProxyState })[PROXY_STATE] = state;
+    reply.raw.on('close', onClientClose);
+
     const mayRetry = !permit.isProbe && retries.mayRetry(request.method, reads.isIdempotentRead(request.method, path));
     if (mayRetry) retries.budget.deposit();
 
     return reply.from(`${upstreamRootPath}${path}`, {
-      queryString: () => query,
-      rewriteRequestHeaders: (_request, headers) => {
-        const forwarded = stripHopByHop(normaliser.forwardHeaders(headers as Record<string, string | string[] | undefined>, credential));
-        addForwardedFor(forwarded, request);
-        forwarded['x-request-id'] = request.id;
-        // Bodies are rewritten as they stream; an identity encoding keeps them readable.
-        delete forwarded['accept-encoding'];
-        return forwarded as typeof headers;
-      },
-      rewriteHeaders: (headers) => {
-        const rewritten = stripHopByHop({ ...headers } as Record<string, string | string[] | undefined>);
-        for (const name of ['location', 'content-location']) {
-          const value = rewritten[name];
-          if (typeof value === 'string') rewritten[name] = rewriteRoot(value, state.pair);
-        }
-        if (isRewritable(typeof rewritten['content-type'] === 'string' ? rewritten['content-type'] : undefined)) delete rewritten['content-length'];
-        return rewritten as typeof headers;
-      },
-      retryDelay: ({ err, res, attempt }) => {
-        if (!mayRetry) return null;
-        const failed = err !== undefined && err !== null ? true : res !== undefined && res !== null && isFailureStatus(res.statusCode);
-        if (!failed) return null;
-        const delay = retries.delayBeforeRetry(attempt + 1);
-        if (delay === undefined) return null;
-        (res as { stream?: Readable } | undefined)?.stream?.destroy();
-        metrics.upstreamRetried('odata');
-        return Math.max(1, delay);
-      },
-      onResponse: (_request, upstreamReply, raw) => respond(request, upstreamReply as unknown as FastifyReply, raw),
-      onError: (errorReply, { error }) => {
-        settle(state, 'error');
-        const code = (error as { code?: string }).code ?? '';
-        const isTimeout = /TIMEOUT/i.test(code);
-        request.log.warn({ err: error }, 'upstream call failed');
-        sendODataError(request, errorReply as FastifyReply, isTimeout
-          ? { status: 504, code: 'GATEWAY_TIMEOUT', message: 'the upstream OData service did not answer in time' }
-          : { status: 502, code: 'BAD_GATEWAY', message: 'the upstream OData service cannot be reached' });
-      },
-    });
+      queryString,
+      rewriteRequestHeaders,
+      rewriteHeaders,
+      // Without a retryDelay reply-from sends the request once, as a probe or a write must be.
+      ...(mayRetry ? { retryDelay } : {}),
+      onResponse,
+      onError,
+    } as FastifyReplyFromHooks);
   }
 
   for (const url of [ROOT_ROUTE, `${ROOT_ROUTE}/*`]) {

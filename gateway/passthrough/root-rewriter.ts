@@ -104,7 +104,13 @@ export class RootRewriteStream extends Transform {
   }
 }
 
-/** The same rewrite on a whole string (headers, small bodies). */
+/** The same rewrite on a whole body. */
+export function rewriteRootBytes(body: Buffer, pair: RootPair): Buffer {
+  const { parts } = rewriteSpan(body, spellings(pair), body.length);
+  return parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
+}
+
+/** The same rewrite on a whole string (headers). */
 export function rewriteRoot(text: string, pair: RootPair): string {
   if (!text.includes(pair.from) && !text.includes(pair.from.replaceAll('/', '\\/'))) return text;
   return text.replaceAll(pair.from, pair.to).replaceAll(pair.from.replaceAll('/', '\\/'), pair.to.replaceAll('/', '\\/'));

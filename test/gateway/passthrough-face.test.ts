@@ -73,6 +73,17 @@ describe.each(testDatabases)('the passthrough face on $name', (kind) => {
     }
   });
 
+  it('streams a large answer (beyond the whole-body limit) and still rewrites every root in it', async () => {
+    const path = '/TimeEntries?$top=100&$expand=Project/Client,Task,User';
+    const [throughGateway, fromService] = await Promise.all([viaGateway.get(path), direct.get(path)]);
+    expectStatus(throughGateway, 200);
+    // Small answers are read whole; this one must take the streaming path.
+    expect(Buffer.byteLength(fromService.text)).toBeGreaterThan(256 * 1024);
+    const withoutDates = (text: string) => text.replace(/<updated>[^<]+<\/updated>/g, '');
+    expect(withoutDates(throughGateway.text)).toBe(withoutDates(fromService.text.replaceAll(service.root, edge.root)));
+    expect(absoluteUris(throughGateway.text).every((uri) => uri.startsWith(edge.root))).toBe(true);
+  });
+
   it('rewrites JSONP bodies too', async () => {
     const reply = await viaGateway.get('/Projects(1)?$format=json&$callback=loaded');
     expectStatus(reply, 200);
