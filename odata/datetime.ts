@@ -54,15 +54,19 @@ function formatYear(year: number): string {
   return year < 0 ? `-${pad(-year, 4)}` : pad(year, 4);
 }
 
+/** `00`..`99`: date-times are written on every entry of every page, and padStart was a third of that. */
+const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => (n < 10 ? `0${n}` : String(n)));
+
 function clock(date: Date): string {
   const ms = date.getUTCMilliseconds();
-  const base = `${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())}`;
-  return ms ? `${base}.${pad(ms, 3)}` : base;
+  const base = `${TWO_DIGITS[date.getUTCHours()]}:${TWO_DIGITS[date.getUTCMinutes()]}:${TWO_DIGITS[date.getUTCSeconds()]}`;
+  return ms === 0 ? base : `${base}.${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}`;
 }
 
 /** Edm.DateTime as Atom/XML text: UTC, no offset, fraction only when non-zero. */
 export function formatDateTime(date: Date): string {
-  return `${formatYear(date.getUTCFullYear())}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())}T${clock(date)}`;
+  const year = date.getUTCFullYear();
+  return `${year >= 1000 && year <= 9999 ? year : formatYear(year)}-${TWO_DIGITS[date.getUTCMonth() + 1]}-${TWO_DIGITS[date.getUTCDate()]}T${clock(date)}`;
 }
 
 /** Edm.DateTimeOffset as text, in the offset it was written with (`Z` for 0). */

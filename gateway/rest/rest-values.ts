@@ -20,11 +20,7 @@ export type FromRest = (value: unknown) => EdmValue | EdmRecord;
 
 /** `2026-11-22T09:00:00Z`: UTC, fraction only when there is one. */
 export function restDateTime(date: Date): string {
-  // The native toISOString is the same text for four-digit years, at a fraction of the cost.
-  const year = date.getUTCFullYear();
-  if (year < 0 || year > 9999) return `${formatDateTime(date)}Z`;
-  const iso = date.toISOString();
-  return date.getUTCMilliseconds() === 0 ? `${iso.slice(0, 19)}Z` : iso;
+  return `${formatDateTime(date)}Z`;
 }
 
 function primitiveToRest(type: EdmPrimitiveType): ToRest {

@@ -1,5 +1,5 @@
-// The REST face's date-time text (RFC 3339, UTC): the native fast path and the general
-// formatter must agree on what a client sees, whatever the year or fraction.
+// The REST face's date-time text (RFC 3339, UTC), as a client sees it, whatever the year or
+// fraction: four-digit years take the fast table path of odata/datetime.ts, the others do not.
 import { describe, expect, it } from 'vitest';
 import { restDateTime } from '../../gateway/rest/rest-values.js';
 
