@@ -68,8 +68,8 @@ function topOf(ctx: RestContext, state: CursorState): number {
   return Math.min(state.limit + 1, resolveLimits(ctx.limits).maxTop);
 }
 
-function upstreamQuery(state: CursorState, top: number): string {
-  const parts = state.options === '' ? [] : [state.options];
+function upstreamQuery(operation: ListOperation, state: CursorState, top: number): string {
+  const parts = [operation.translator.upstreamOptions(state.options)];
   parts.push(`$top=${top}`);
   if (state.skipToken !== undefined) parts.push(`$skiptoken=${encodeURIComponent(state.skipToken)}`);
   if (state.skip > 0) parts.push(`$skip=${state.skip}`);
@@ -88,7 +88,7 @@ export async function readListPage(
 ): Promise<ListPage> {
   const state = stateOf(ctx, operation, request, list);
   const top = topOf(ctx, state);
-  const feed = await ctx.upstream.feed(operation.set, odataPath, upstreamQuery(state, top), call);
+  const feed = await ctx.upstream.feed(operation.set, odataPath, upstreamQuery(operation, state, top), call);
   const shape = ctx.shapes.of(operation.set);
   let entries = feed.entries;
   let following: CursorState | undefined;

@@ -24,6 +24,13 @@ export const LIST_OPTIONS = ['filter', 'orderBy', 'select', 'expand', 'limit', '
 export interface ListQueryTranslator {
   /** `$filter=..&$orderby=..&$select=..&$expand=..` (encoded; empty when none applies). */
   translate(query: Readonly<Record<string, unknown>>): string;
+  /**
+   * The options as sent upstream: a list that selects and expands nothing asks for every
+   * property by name. The answer is the same entries without a `__deferred` link (Atom: a
+   * `<link>`) per navigation, a third less to write, send and parse for a page of time entries.
+   * Cursors keep the translated options, so this long `$select` never lengthens a `next` URL.
+   */
+  upstreamOptions(options: string): string;
 }
 
 interface Equality {
@@ -99,7 +106,13 @@ export function listQueryTranslator(
     return node;
   }
 
+  const everyProperty = `$select=${encodeURIComponent(type.properties.map((p) => p.name).join(','))}`;
+
   return {
+    upstreamOptions(options) {
+      if (options.includes('$select=') || options.includes('$expand=')) return options;
+      return options === '' ? everyProperty : `${options}&${everyProperty}`;
+    },
     translate(query) {
       const options: string[] = [];
       const filter = filterOf(query);
