@@ -337,16 +337,16 @@ export function readProperties(
   target?: string,
 ): EdmRecord {
   const record: EdmRecord = {};
-  const seen = new Set<string>();
+  // The path is built only for an error: this loop runs for every property of every entry.
+  const pathOf = (child: XmlElement): string => (target ? `${target}/${child.local}` : child.local);
   for (const child of container.children) {
-    const path = target ? `${target}/${child.local}` : child.local;
     const read = child.ns === NS_DATA ? fields.get(child.local) : undefined;
     if (!read) {
       const what = child.ns === NS_DATA ? 'unknown property' : `element outside the data namespace {${child.ns}}:`;
-      throw new PayloadError(`${what} ${path.slice(0, 120)}`, path.slice(0, 120));
+      const path = pathOf(child).slice(0, 120);
+      throw new PayloadError(`${what} ${path}`, path);
     }
-    if (seen.has(child.local)) throw new PayloadError(`property ${path} given twice`, path);
-    seen.add(child.local);
+    if (Object.hasOwn(record, child.local)) throw new PayloadError(`property ${pathOf(child)} given twice`, pathOf(child));
     record[child.local] = read(child);
   }
   return record;
