@@ -48,30 +48,65 @@ export function resourceClass(resource: SetResource): ClassDeclarationStructure 
   const methods: OptionalKind<MethodDeclarationStructure>[] = [];
   if (ids.list) {
     const list = `T.${schemaNames.list(resource.type)}`;
+    const selected = `T.${schemaNames.selectionList(resource.type)}`;
+    const query = listQueryType(resource);
     methods.push(
       {
         name: 'list',
-        docs: [`One page of ${resource.set.name} (GET ${resource.collectionPath}).`],
-        parameters: [{ name: 'query', type: listQueryType(resource), hasQuestionToken: true }],
-        returnType: `Promise<${list}>`,
+        overloads: [
+          {
+            docs: [`One page of ${resource.set.name} (GET ${resource.collectionPath}), each item with only the selected properties.`],
+            parameters: [{ name: 'query', type: withSelect(query) }],
+            returnType: `Promise<${selected}>`,
+          },
+          {
+            docs: [`One page of ${resource.set.name} (GET ${resource.collectionPath}).`],
+            parameters: [{ name: 'query', type: query, hasQuestionToken: true }],
+            returnType: `Promise<${list}>`,
+          },
+        ],
+        parameters: [{ name: 'query', type: query, hasQuestionToken: true }],
+        returnType: `Promise<${list} | ${selected}>`,
         statements: `return this.#transport.value({ method: 'GET', path: '${resource.collectionPath}', query });`,
       },
       {
         name: 'pages',
-        docs: [`Every page of ${resource.set.name}, following \`next\`.`],
-        parameters: [{ name: 'query', type: listQueryType(resource), hasQuestionToken: true }],
-        returnType: `AsyncGenerator<${list}, void, undefined>`,
+        overloads: [
+          {
+            docs: [`Every page of ${resource.set.name}, following \`next\`, each item with only the selected properties.`],
+            parameters: [{ name: 'query', type: withSelect(query) }],
+            returnType: `AsyncGenerator<${selected}, void, undefined>`,
+          },
+          {
+            docs: [`Every page of ${resource.set.name}, following \`next\`.`],
+            parameters: [{ name: 'query', type: query, hasQuestionToken: true }],
+            returnType: `AsyncGenerator<${list}, void, undefined>`,
+          },
+        ],
+        parameters: [{ name: 'query', type: query, hasQuestionToken: true }],
+        returnType: `AsyncGenerator<${list} | ${selected}, void, undefined>`,
         statements: `return this.#transport.pages('${resource.collectionPath}', query);`,
       },
     );
   }
+  const selection = `T.${schemaNames.selection(resource.type)}`;
   methods.push({
     name: 'get',
     overloads: [
       {
+        docs: [`One ${resource.typeName} by key with only the selected properties; \`null\` when unchanged since \`ifNoneMatch\` (304).`],
+        parameters: [key, { name: 'options', type: withSelect('ConditionalGetOptions') }],
+        returnType: `Promise<${selection} | null>`,
+      },
+      {
         docs: [`One ${resource.typeName} by key (GET ${resource.itemPath}); \`null\` when unchanged since \`ifNoneMatch\` (304).`],
         parameters: [key, { name: 'options', type: 'ConditionalGetOptions' }],
         returnType: `Promise<${item} | null>`,
+      },
+      {
+        docs: [`One ${resource.typeName} by key (GET ${resource.itemPath}) with only the selected properties.`],
+        parameters: [key, { name: 'options', type: withSelect('GetOptions') }],
+        returnType: `Promise<${selection}>`,
       },
       {
         docs: [`One ${resource.typeName} by key (GET ${resource.itemPath}).`],
@@ -80,7 +115,7 @@ export function resourceClass(resource: SetResource): ClassDeclarationStructure 
       },
     ],
     parameters: [key, { name: 'options', type: 'GetOptions | ConditionalGetOptions', hasQuestionToken: true }],
-    returnType: `Promise<${item} | null>`,
+    returnType: `Promise<${item} | ${selection} | null>`,
     statements: `return this.#transport.getItem(${itemPath}, options);`,
   });
   if (ids.create) {
@@ -145,21 +180,47 @@ function navigationMethod(
   const path = `${itemPath} + '/${navigation.segment}'`;
   const target = navigation.target;
   if (navigation.isCollection) {
+    const list = `T.${schemaNames.list(target.type)}`;
+    const selected = `T.${schemaNames.selectionList(target.type)}`;
+    const query = listQueryType(target);
+    const docs = `One page of the ${target.set.name} of ${resource.aTypeName} (GET ${navigation.path})`;
     return {
       name,
-      docs: [`One page of the ${target.set.name} of ${resource.aTypeName} (GET ${navigation.path}).`],
-      parameters: [key, { name: 'query', type: listQueryType(target), hasQuestionToken: true }],
-      returnType: `Promise<T.${schemaNames.list(target.type)}>`,
+      overloads: [
+        { docs: [`${docs}, each item with only the selected properties.`], parameters: [key, { name: 'query', type: withSelect(query) }], returnType: `Promise<${selected}>` },
+        { docs: [`${docs}.`], parameters: [key, { name: 'query', type: query, hasQuestionToken: true }], returnType: `Promise<${list}>` },
+      ],
+      parameters: [key, { name: 'query', type: query, hasQuestionToken: true }],
+      returnType: `Promise<${list} | ${selected}>`,
       statements: `return this.#transport.value({ method: 'GET', path: ${path}, query });`,
     };
   }
+  const item = `T.${target.typeName}`;
+  const selection = `T.${schemaNames.selection(target.type)}`;
+  const docs = `The ${target.typeName} of ${resource.aTypeName} (GET ${navigation.path})`;
   return {
     name,
-    docs: [`The ${target.typeName} of ${resource.aTypeName} (GET ${navigation.path}); a 404 ProblemError when there is none.`],
+    overloads: [
+      {
+        docs: [`${docs} with only the selected properties; a 404 ProblemError when there is none.`],
+        parameters: [key, { name: 'options', type: withSelect('GetOptions') }],
+        returnType: `Promise<${selection}>`,
+      },
+      {
+        docs: [`${docs}; a 404 ProblemError when there is none.`],
+        parameters: [key, { name: 'options', type: 'GetOptions', hasQuestionToken: true }],
+        returnType: `Promise<${item}>`,
+      },
+    ],
     parameters: [key, { name: 'options', type: 'GetOptions', hasQuestionToken: true }],
-    returnType: `Promise<T.${target.typeName}>`,
+    returnType: `Promise<${item} | ${selection}>`,
     statements: `return this.#transport.value({ method: 'GET', path: ${path}, query: options });`,
   };
+}
+
+/** Options that certainly carry `select`: the overloads that return the Selection types. */
+function withSelect(type: string): string {
+  return `${type} & { readonly select: string }`;
 }
 
 /** The key is always the parameter `key`: a key property's own name could clash with `options`. */

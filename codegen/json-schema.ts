@@ -42,6 +42,10 @@ export const schemaNames = {
   create: (type: EntityType): string => `${toPascalCase(type.name)}Create`,
   update: (type: EntityType): string => `${toPascalCase(type.name)}Update`,
   list: (type: EntityType): string => `${toPascalCase(type.name)}List`,
+  /** What a read returns when `select` is given: any subset of the read properties. */
+  selection: (type: EntityType): string => `${toPascalCase(type.name)}Selection`,
+  selectionByFullName: (fullName: string): string => `${toPascalCase(shortName(fullName))}Selection`,
+  selectionList: (type: EntityType): string => `${toPascalCase(type.name)}SelectionList`,
   listQuery: (set: EntitySet): string => `${toPascalCase(set.name)}ListQuery`,
   parameters: (fn: FunctionImport): string => `${toPascalCase(fn.name)}Parameters`,
   codedValues: (owner: EntityType | ComplexType, property: Property): string =>
@@ -119,9 +123,11 @@ class SchemaBuilder {
     const sets = this.model.entitySets.filter((s) => s.entityType === type.fullName);
     const read = this.shape(type, type.properties, 'read', `${type.name}, as the REST face returns it.`);
     for (const nav of type.navigationProperties) {
-      (read.properties as Record<string, JsonSchema>)[nav.restName] = this.navigation(nav);
+      (read.properties as Record<string, JsonSchema>)[nav.restName] = this.navigation(nav, schemaNames.typeByFullName);
     }
     this.add(schemaNames.type(type), read);
+    this.add(schemaNames.selection(type), this.selection(type));
+    this.add(schemaNames.selectionList(type), listSchema(type, 'selection'));
     this.addCodedValues(type);
     if (sets.some((s) => s.capabilities.creatable)) {
       const creatable = type.properties.filter((p) => p.capabilities.creatable);
@@ -132,7 +138,24 @@ class SchemaBuilder {
       const what = `Changes to a ${type.name} (JSON merge patch): only the properties given are changed; null clears a nullable property.`;
       this.add(schemaNames.update(type), this.shape(type, updatable, 'update', what));
     }
-    this.add(schemaNames.list(type), listSchema(type));
+    this.add(schemaNames.list(type), listSchema(type, 'full'));
+  }
+
+  /**
+   * The read shape with nothing required: `select` leaves out what it does not name, so a
+   * document that required every property would call a correct partial answer invalid.
+   * Navigations refer to the target's selection, as `client/name` selects inside an expansion.
+   */
+  private selection(type: EntityType): JsonSchema {
+    const what =
+      `${type.name} as a read returns it when \`select\` is given: only the selected properties ` +
+      'and the expanded navigations (nested selects such as `client/name` give partial related items).';
+    const schema = this.shape(type, type.properties, 'read', what);
+    delete schema.required;
+    for (const nav of type.navigationProperties) {
+      (schema.properties as Record<string, JsonSchema>)[nav.restName] = this.navigation(nav, schemaNames.selectionByFullName);
+    }
+    return schema;
   }
 
   private addCodedValues(owner: EntityType | ComplexType): void {
@@ -206,13 +229,14 @@ class SchemaBuilder {
     return parts.join(' ');
   }
 
-  private navigation(nav: NavigationProperty): JsonSchema {
-    const target = schemaNames.typeByFullName(nav.targetType);
+  private navigation(nav: NavigationProperty, schemaOf: (fullName: string) => string): JsonSchema {
+    const target = schemaRef(schemaOf(nav.targetType));
+    const name = schemaNames.typeByFullName(nav.targetType);
     const when = `present only when expanded (\`expand=${nav.restName}\`).`;
     if (nav.multiplicity === '*') {
-      return { type: 'array', items: schemaRef(target), description: `The related ${target} items, ${when}` };
+      return { type: 'array', items: target, description: `The related ${name} items, ${when}` };
     }
-    return { anyOf: [schemaRef(target), { type: 'null' }], description: `The related ${target} (or null), ${when}` };
+    return { anyOf: [target, { type: 'null' }], description: `The related ${name} (or null), ${when}` };
   }
 
   private listQuery(set: EntitySet): JsonSchema {
@@ -292,12 +316,16 @@ export function isEqualityFilter(p: Property): boolean {
   return p.capabilities.filterable && isEdmPrimitiveType(p.type) && p.type !== 'Edm.Binary';
 }
 
-function listSchema(type: EntityType): JsonSchema {
+function listSchema(type: EntityType, items: 'full' | 'selection'): JsonSchema {
+  const description =
+    items === 'full'
+      ? `A page of ${type.name} items.`
+      : `A page of ${type.name} items as a list returns it when \`select\` is given: each item has only the selected properties and the expanded navigations.`;
   return {
     type: 'object',
-    description: `A page of ${type.name} items.`,
+    description,
     properties: {
-      items: { type: 'array', items: schemaRef(schemaNames.type(type)) },
+      items: { type: 'array', items: schemaRef(items === 'full' ? schemaNames.type(type) : schemaNames.selection(type)) },
       next: { type: ['string', 'null'], description: 'Relative URL of the next page (`/api/v1/...?cursor=...`), or null on the last page.' },
       total: { type: 'integer', minimum: 0, description: 'Number of all matching items; only with `count=true`.' },
     },

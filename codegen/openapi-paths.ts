@@ -63,10 +63,7 @@ function listOperation(model: Model, resource: SetResource, operationId: string)
       'Follow `next` for the following page.',
     parameters: listParameters(model, resource),
     responses: {
-      '200': {
-        description: `A page of ${resource.set.name}.`,
-        content: { [JSON_MEDIA_TYPE]: { schema: schemaRef(`${resource.typeName}List`) } },
-      },
+      '200': listResponse(resource),
       ...problemResponses(['BadRequest', ...ALWAYS]),
     },
   };
@@ -107,11 +104,7 @@ function getOperation(model: Model, resource: SetResource, operationId: string):
       sharedParameterRef('ifNoneMatch'),
     ],
     responses: {
-      '200': {
-        description: `The ${resource.typeName}.`,
-        headers: { ETag: headerRef('ETag') },
-        content: { [JSON_MEDIA_TYPE]: { schema: schemaRef(resource.typeName) } },
-      },
+      '200': itemResponse(resource, 'The', { ETag: headerRef('ETag') }),
       '304': {
         description: 'Not modified: the `If-None-Match` ETag is still current.',
         headers: { ETag: headerRef('ETag') },
@@ -181,10 +174,7 @@ function navigationOperation(model: Model, resource: SetResource, navigation: Na
       description: `One page of the ${target.set.name} related to the ${resource.typeName} through \`${navigation.navigation.restName}\`.`,
       parameters: [...keyParameters(model, resource), ...listParameters(model, target)],
       responses: {
-        '200': {
-          description: `A page of ${target.set.name}.`,
-          content: { [JSON_MEDIA_TYPE]: { schema: schemaRef(`${target.typeName}List`) } },
-        },
+        '200': listResponse(target),
         ...problemResponses(['BadRequest', 'NotFound', ...ALWAYS]),
       },
     };
@@ -198,10 +188,7 @@ function navigationOperation(model: Model, resource: SetResource, navigation: Na
       '404 when the item does not exist or has none.',
     parameters: [...keyParameters(model, resource), sharedParameterRef('select'), sharedParameterRef('expand')],
     responses: {
-      '200': {
-        description: `The related ${target.typeName}.`,
-        content: { [JSON_MEDIA_TYPE]: { schema: schemaRef(target.typeName) } },
-      },
+      '200': itemResponse(target, 'The related'),
       ...problemResponses(['BadRequest', 'NotFound', ...ALWAYS]),
     },
   };
@@ -238,6 +225,28 @@ function returnResponse(shape: ReturnShape, name: string): OpenAPIV3_1.Responses
   const single = shape.kind === 'named' ? schemaRef(shape.typeName) : primitiveSchema(shape.type);
   const schema = shape.isCollection ? { type: 'array' as const, items: single } : single;
   return { '200': { description: `The result of ${name}.`, content: { [JSON_MEDIA_TYPE]: { schema } } } };
+}
+
+/**
+ * Reads that take `select` answer either the full entity or, with `select`, only what it named;
+ * the document says both, so a partial answer validates and a full one is still held to the
+ * full schema's required properties.
+ */
+function itemResponse(resource: SetResource, the: string, headers?: OpenAPIV3_1.ResponseObject['headers']): OpenAPIV3_1.ResponseObject {
+  const schema = { anyOf: [schemaRef(resource.typeName), schemaRef(schemaNames.selection(resource.type))] };
+  return {
+    description: `${the} ${resource.typeName}: the full entity; only the selected properties (and expanded navigations) when \`select\` is given.`,
+    ...(headers === undefined ? {} : { headers }),
+    content: { [JSON_MEDIA_TYPE]: { schema } },
+  };
+}
+
+function listResponse(resource: SetResource): OpenAPIV3_1.ResponseObject {
+  const schema = { anyOf: [schemaRef(schemaNames.list(resource.type)), schemaRef(schemaNames.selectionList(resource.type))] };
+  return {
+    description: `A page of ${resource.set.name}: full entities; only the selected properties (and expanded navigations) of each when \`select\` is given.`,
+    content: { [JSON_MEDIA_TYPE]: { schema } },
+  };
 }
 
 function keyParameters(model: Model, resource: SetResource): OpenAPIV3_1.ParameterObject[] {

@@ -164,21 +164,31 @@ export class ProjectsResource {
     this.#transport = transport;
   }
 
+  /** One page of Projects (GET /projects), each item with only the selected properties. */
+  list(query: T.ProjectsListQuery & { readonly select: string; }): Promise<T.ProjectSelectionList>;
   /** One page of Projects (GET /projects). */
-  list(query?: T.ProjectsListQuery): Promise<T.ProjectList> {
+  list(query?: T.ProjectsListQuery): Promise<T.ProjectList>;
+  list(query?: T.ProjectsListQuery): Promise<T.ProjectList | T.ProjectSelectionList> {
     return this.#transport.value({ method: 'GET', path: '/projects', query });
   }
 
+  /** Every page of Projects, following `next`, each item with only the selected properties. */
+  pages(query: T.ProjectsListQuery & { readonly select: string; }): AsyncGenerator<T.ProjectSelectionList, void, undefined>;
   /** Every page of Projects, following `next`. */
-  pages(query?: T.ProjectsListQuery): AsyncGenerator<T.ProjectList, void, undefined> {
+  pages(query?: T.ProjectsListQuery): AsyncGenerator<T.ProjectList, void, undefined>;
+  pages(query?: T.ProjectsListQuery): AsyncGenerator<T.ProjectList | T.ProjectSelectionList, void, undefined> {
     return this.#transport.pages('/projects', query);
   }
 
+  /** One Project by key with only the selected properties; `null` when unchanged since `ifNoneMatch` (304). */
+  get(key: T.Project['id'], options: ConditionalGetOptions & { readonly select: string; }): Promise<T.ProjectSelection | null>;
   /** One Project by key (GET /projects/{id}); `null` when unchanged since `ifNoneMatch` (304). */
   get(key: T.Project['id'], options: ConditionalGetOptions): Promise<T.Project | null>;
+  /** One Project by key (GET /projects/{id}) with only the selected properties. */
+  get(key: T.Project['id'], options: GetOptions & { readonly select: string; }): Promise<T.ProjectSelection>;
   /** One Project by key (GET /projects/{id}). */
   get(key: T.Project['id'], options?: GetOptions): Promise<T.Project>;
-  get(key: T.Project['id'], options?: GetOptions | ConditionalGetOptions): Promise<T.Project | null> {
+  get(key: T.Project['id'], options?: GetOptions | ConditionalGetOptions): Promise<T.Project | T.ProjectSelection | null> {
     return this.#transport.getItem('/projects' + keySegment(key), options);
   }
 
@@ -197,13 +207,19 @@ export class ProjectsResource {
     await this.#transport.value({ method: 'DELETE', path: '/projects' + keySegment(key), headers: { 'if-match': options?.ifMatch } });
   }
 
+  /** The Client of a Project (GET /projects/{id}/client) with only the selected properties; a 404 ProblemError when there is none. */
+  client(key: T.Project['id'], options: GetOptions & { readonly select: string; }): Promise<T.ClientSelection>;
   /** The Client of a Project (GET /projects/{id}/client); a 404 ProblemError when there is none. */
-  client(key: T.Project['id'], options?: GetOptions): Promise<T.Client> {
+  client(key: T.Project['id'], options?: GetOptions): Promise<T.Client>;
+  client(key: T.Project['id'], options?: GetOptions): Promise<T.Client | T.ClientSelection> {
     return this.#transport.value({ method: 'GET', path: '/projects' + keySegment(key) + '/client', query: options });
   }
 
+  /** One page of the TimeEntries of a Project (GET /projects/{id}/time-entries), each item with only the selected properties. */
+  timeEntries(key: T.Project['id'], query: T.TimeEntriesListQuery & { readonly select: string; }): Promise<T.TimeEntrySelectionList>;
   /** One page of the TimeEntries of a Project (GET /projects/{id}/time-entries). */
-  timeEntries(key: T.Project['id'], query?: T.TimeEntriesListQuery): Promise<T.TimeEntryList> {
+  timeEntries(key: T.Project['id'], query?: T.TimeEntriesListQuery): Promise<T.TimeEntryList>;
+  timeEntries(key: T.Project['id'], query?: T.TimeEntriesListQuery): Promise<T.TimeEntryList | T.TimeEntrySelectionList> {
     return this.#transport.value({ method: 'GET', path: '/projects' + keySegment(key) + '/time-entries', query });
   }
 }
@@ -216,21 +232,31 @@ export class ClientsResource {
     this.#transport = transport;
   }
 
+  /** One page of Clients (GET /clients), each item with only the selected properties. */
+  list(query: T.ClientsListQuery & { readonly select: string; }): Promise<T.ClientSelectionList>;
   /** One page of Clients (GET /clients). */
-  list(query?: T.ClientsListQuery): Promise<T.ClientList> {
+  list(query?: T.ClientsListQuery): Promise<T.ClientList>;
+  list(query?: T.ClientsListQuery): Promise<T.ClientList | T.ClientSelectionList> {
     return this.#transport.value({ method: 'GET', path: '/clients', query });
   }
 
+  /** Every page of Clients, following `next`, each item with only the selected properties. */
+  pages(query: T.ClientsListQuery & { readonly select: string; }): AsyncGenerator<T.ClientSelectionList, void, undefined>;
   /** Every page of Clients, following `next`. */
-  pages(query?: T.ClientsListQuery): AsyncGenerator<T.ClientList, void, undefined> {
+  pages(query?: T.ClientsListQuery): AsyncGenerator<T.ClientList, void, undefined>;
+  pages(query?: T.ClientsListQuery): AsyncGenerator<T.ClientList | T.ClientSelectionList, void, undefined> {
     return this.#transport.pages('/clients', query);
   }
 
+  /** One Client by key with only the selected properties; `null` when unchanged since `ifNoneMatch` (304). */
+  get(key: T.Client['id'], options: ConditionalGetOptions & { readonly select: string; }): Promise<T.ClientSelection | null>;
   /** One Client by key (GET /clients/{id}); `null` when unchanged since `ifNoneMatch` (304). */
   get(key: T.Client['id'], options: ConditionalGetOptions): Promise<T.Client | null>;
+  /** One Client by key (GET /clients/{id}) with only the selected properties. */
+  get(key: T.Client['id'], options: GetOptions & { readonly select: string; }): Promise<T.ClientSelection>;
   /** One Client by key (GET /clients/{id}). */
   get(key: T.Client['id'], options?: GetOptions): Promise<T.Client>;
-  get(key: T.Client['id'], options?: GetOptions | ConditionalGetOptions): Promise<T.Client | null> {
+  get(key: T.Client['id'], options?: GetOptions | ConditionalGetOptions): Promise<T.Client | T.ClientSelection | null> {
     return this.#transport.getItem('/clients' + keySegment(key), options);
   }
 
@@ -249,8 +275,11 @@ export class ClientsResource {
     await this.#transport.value({ method: 'DELETE', path: '/clients' + keySegment(key), headers: { 'if-match': options?.ifMatch } });
   }
 
+  /** One page of the Projects of a Client (GET /clients/{id}/projects), each item with only the selected properties. */
+  projects(key: T.Client['id'], query: T.ProjectsListQuery & { readonly select: string; }): Promise<T.ProjectSelectionList>;
   /** One page of the Projects of a Client (GET /clients/{id}/projects). */
-  projects(key: T.Client['id'], query?: T.ProjectsListQuery): Promise<T.ProjectList> {
+  projects(key: T.Client['id'], query?: T.ProjectsListQuery): Promise<T.ProjectList>;
+  projects(key: T.Client['id'], query?: T.ProjectsListQuery): Promise<T.ProjectList | T.ProjectSelectionList> {
     return this.#transport.value({ method: 'GET', path: '/clients' + keySegment(key) + '/projects', query });
   }
 }
@@ -263,21 +292,31 @@ export class TasksResource {
     this.#transport = transport;
   }
 
+  /** One page of Tasks (GET /tasks), each item with only the selected properties. */
+  list(query: T.TasksListQuery & { readonly select: string; }): Promise<T.TaskSelectionList>;
   /** One page of Tasks (GET /tasks). */
-  list(query?: T.TasksListQuery): Promise<T.TaskList> {
+  list(query?: T.TasksListQuery): Promise<T.TaskList>;
+  list(query?: T.TasksListQuery): Promise<T.TaskList | T.TaskSelectionList> {
     return this.#transport.value({ method: 'GET', path: '/tasks', query });
   }
 
+  /** Every page of Tasks, following `next`, each item with only the selected properties. */
+  pages(query: T.TasksListQuery & { readonly select: string; }): AsyncGenerator<T.TaskSelectionList, void, undefined>;
   /** Every page of Tasks, following `next`. */
-  pages(query?: T.TasksListQuery): AsyncGenerator<T.TaskList, void, undefined> {
+  pages(query?: T.TasksListQuery): AsyncGenerator<T.TaskList, void, undefined>;
+  pages(query?: T.TasksListQuery): AsyncGenerator<T.TaskList | T.TaskSelectionList, void, undefined> {
     return this.#transport.pages('/tasks', query);
   }
 
+  /** One Task by key with only the selected properties; `null` when unchanged since `ifNoneMatch` (304). */
+  get(key: T.Task['id'], options: ConditionalGetOptions & { readonly select: string; }): Promise<T.TaskSelection | null>;
   /** One Task by key (GET /tasks/{id}); `null` when unchanged since `ifNoneMatch` (304). */
   get(key: T.Task['id'], options: ConditionalGetOptions): Promise<T.Task | null>;
+  /** One Task by key (GET /tasks/{id}) with only the selected properties. */
+  get(key: T.Task['id'], options: GetOptions & { readonly select: string; }): Promise<T.TaskSelection>;
   /** One Task by key (GET /tasks/{id}). */
   get(key: T.Task['id'], options?: GetOptions): Promise<T.Task>;
-  get(key: T.Task['id'], options?: GetOptions | ConditionalGetOptions): Promise<T.Task | null> {
+  get(key: T.Task['id'], options?: GetOptions | ConditionalGetOptions): Promise<T.Task | T.TaskSelection | null> {
     return this.#transport.getItem('/tasks' + keySegment(key), options);
   }
 
@@ -296,8 +335,11 @@ export class TasksResource {
     await this.#transport.value({ method: 'DELETE', path: '/tasks' + keySegment(key), headers: { 'if-match': options?.ifMatch } });
   }
 
+  /** One page of the TimeEntries of a Task (GET /tasks/{id}/time-entries), each item with only the selected properties. */
+  timeEntries(key: T.Task['id'], query: T.TimeEntriesListQuery & { readonly select: string; }): Promise<T.TimeEntrySelectionList>;
   /** One page of the TimeEntries of a Task (GET /tasks/{id}/time-entries). */
-  timeEntries(key: T.Task['id'], query?: T.TimeEntriesListQuery): Promise<T.TimeEntryList> {
+  timeEntries(key: T.Task['id'], query?: T.TimeEntriesListQuery): Promise<T.TimeEntryList>;
+  timeEntries(key: T.Task['id'], query?: T.TimeEntriesListQuery): Promise<T.TimeEntryList | T.TimeEntrySelectionList> {
     return this.#transport.value({ method: 'GET', path: '/tasks' + keySegment(key) + '/time-entries', query });
   }
 }
@@ -310,21 +352,31 @@ export class TimeEntriesResource {
     this.#transport = transport;
   }
 
+  /** One page of TimeEntries (GET /time-entries), each item with only the selected properties. */
+  list(query: T.TimeEntriesListQuery & { readonly select: string; }): Promise<T.TimeEntrySelectionList>;
   /** One page of TimeEntries (GET /time-entries). */
-  list(query?: T.TimeEntriesListQuery): Promise<T.TimeEntryList> {
+  list(query?: T.TimeEntriesListQuery): Promise<T.TimeEntryList>;
+  list(query?: T.TimeEntriesListQuery): Promise<T.TimeEntryList | T.TimeEntrySelectionList> {
     return this.#transport.value({ method: 'GET', path: '/time-entries', query });
   }
 
+  /** Every page of TimeEntries, following `next`, each item with only the selected properties. */
+  pages(query: T.TimeEntriesListQuery & { readonly select: string; }): AsyncGenerator<T.TimeEntrySelectionList, void, undefined>;
   /** Every page of TimeEntries, following `next`. */
-  pages(query?: T.TimeEntriesListQuery): AsyncGenerator<T.TimeEntryList, void, undefined> {
+  pages(query?: T.TimeEntriesListQuery): AsyncGenerator<T.TimeEntryList, void, undefined>;
+  pages(query?: T.TimeEntriesListQuery): AsyncGenerator<T.TimeEntryList | T.TimeEntrySelectionList, void, undefined> {
     return this.#transport.pages('/time-entries', query);
   }
 
+  /** One TimeEntry by key with only the selected properties; `null` when unchanged since `ifNoneMatch` (304). */
+  get(key: T.TimeEntry['id'], options: ConditionalGetOptions & { readonly select: string; }): Promise<T.TimeEntrySelection | null>;
   /** One TimeEntry by key (GET /time-entries/{id}); `null` when unchanged since `ifNoneMatch` (304). */
   get(key: T.TimeEntry['id'], options: ConditionalGetOptions): Promise<T.TimeEntry | null>;
+  /** One TimeEntry by key (GET /time-entries/{id}) with only the selected properties. */
+  get(key: T.TimeEntry['id'], options: GetOptions & { readonly select: string; }): Promise<T.TimeEntrySelection>;
   /** One TimeEntry by key (GET /time-entries/{id}). */
   get(key: T.TimeEntry['id'], options?: GetOptions): Promise<T.TimeEntry>;
-  get(key: T.TimeEntry['id'], options?: GetOptions | ConditionalGetOptions): Promise<T.TimeEntry | null> {
+  get(key: T.TimeEntry['id'], options?: GetOptions | ConditionalGetOptions): Promise<T.TimeEntry | T.TimeEntrySelection | null> {
     return this.#transport.getItem('/time-entries' + keySegment(key), options);
   }
 
@@ -343,18 +395,27 @@ export class TimeEntriesResource {
     await this.#transport.value({ method: 'DELETE', path: '/time-entries' + keySegment(key), headers: { 'if-match': options?.ifMatch } });
   }
 
+  /** The Project of a TimeEntry (GET /time-entries/{id}/project) with only the selected properties; a 404 ProblemError when there is none. */
+  project(key: T.TimeEntry['id'], options: GetOptions & { readonly select: string; }): Promise<T.ProjectSelection>;
   /** The Project of a TimeEntry (GET /time-entries/{id}/project); a 404 ProblemError when there is none. */
-  project(key: T.TimeEntry['id'], options?: GetOptions): Promise<T.Project> {
+  project(key: T.TimeEntry['id'], options?: GetOptions): Promise<T.Project>;
+  project(key: T.TimeEntry['id'], options?: GetOptions): Promise<T.Project | T.ProjectSelection> {
     return this.#transport.value({ method: 'GET', path: '/time-entries' + keySegment(key) + '/project', query: options });
   }
 
+  /** The Task of a TimeEntry (GET /time-entries/{id}/task) with only the selected properties; a 404 ProblemError when there is none. */
+  task(key: T.TimeEntry['id'], options: GetOptions & { readonly select: string; }): Promise<T.TaskSelection>;
   /** The Task of a TimeEntry (GET /time-entries/{id}/task); a 404 ProblemError when there is none. */
-  task(key: T.TimeEntry['id'], options?: GetOptions): Promise<T.Task> {
+  task(key: T.TimeEntry['id'], options?: GetOptions): Promise<T.Task>;
+  task(key: T.TimeEntry['id'], options?: GetOptions): Promise<T.Task | T.TaskSelection> {
     return this.#transport.value({ method: 'GET', path: '/time-entries' + keySegment(key) + '/task', query: options });
   }
 
+  /** The User of a TimeEntry (GET /time-entries/{id}/user) with only the selected properties; a 404 ProblemError when there is none. */
+  user(key: T.TimeEntry['id'], options: GetOptions & { readonly select: string; }): Promise<T.UserSelection>;
   /** The User of a TimeEntry (GET /time-entries/{id}/user); a 404 ProblemError when there is none. */
-  user(key: T.TimeEntry['id'], options?: GetOptions): Promise<T.User> {
+  user(key: T.TimeEntry['id'], options?: GetOptions): Promise<T.User>;
+  user(key: T.TimeEntry['id'], options?: GetOptions): Promise<T.User | T.UserSelection> {
     return this.#transport.value({ method: 'GET', path: '/time-entries' + keySegment(key) + '/user', query: options });
   }
 }
@@ -367,26 +428,39 @@ export class UsersResource {
     this.#transport = transport;
   }
 
+  /** One page of Users (GET /users), each item with only the selected properties. */
+  list(query: T.UsersListQuery & { readonly select: string; }): Promise<T.UserSelectionList>;
   /** One page of Users (GET /users). */
-  list(query?: T.UsersListQuery): Promise<T.UserList> {
+  list(query?: T.UsersListQuery): Promise<T.UserList>;
+  list(query?: T.UsersListQuery): Promise<T.UserList | T.UserSelectionList> {
     return this.#transport.value({ method: 'GET', path: '/users', query });
   }
 
+  /** Every page of Users, following `next`, each item with only the selected properties. */
+  pages(query: T.UsersListQuery & { readonly select: string; }): AsyncGenerator<T.UserSelectionList, void, undefined>;
   /** Every page of Users, following `next`. */
-  pages(query?: T.UsersListQuery): AsyncGenerator<T.UserList, void, undefined> {
+  pages(query?: T.UsersListQuery): AsyncGenerator<T.UserList, void, undefined>;
+  pages(query?: T.UsersListQuery): AsyncGenerator<T.UserList | T.UserSelectionList, void, undefined> {
     return this.#transport.pages('/users', query);
   }
 
+  /** One User by key with only the selected properties; `null` when unchanged since `ifNoneMatch` (304). */
+  get(key: T.User['id'], options: ConditionalGetOptions & { readonly select: string; }): Promise<T.UserSelection | null>;
   /** One User by key (GET /users/{id}); `null` when unchanged since `ifNoneMatch` (304). */
   get(key: T.User['id'], options: ConditionalGetOptions): Promise<T.User | null>;
+  /** One User by key (GET /users/{id}) with only the selected properties. */
+  get(key: T.User['id'], options: GetOptions & { readonly select: string; }): Promise<T.UserSelection>;
   /** One User by key (GET /users/{id}). */
   get(key: T.User['id'], options?: GetOptions): Promise<T.User>;
-  get(key: T.User['id'], options?: GetOptions | ConditionalGetOptions): Promise<T.User | null> {
+  get(key: T.User['id'], options?: GetOptions | ConditionalGetOptions): Promise<T.User | T.UserSelection | null> {
     return this.#transport.getItem('/users' + keySegment(key), options);
   }
 
+  /** One page of the TimeEntries of an User (GET /users/{id}/time-entries), each item with only the selected properties. */
+  timeEntries(key: T.User['id'], query: T.TimeEntriesListQuery & { readonly select: string; }): Promise<T.TimeEntrySelectionList>;
   /** One page of the TimeEntries of an User (GET /users/{id}/time-entries). */
-  timeEntries(key: T.User['id'], query?: T.TimeEntriesListQuery): Promise<T.TimeEntryList> {
+  timeEntries(key: T.User['id'], query?: T.TimeEntriesListQuery): Promise<T.TimeEntryList>;
+  timeEntries(key: T.User['id'], query?: T.TimeEntriesListQuery): Promise<T.TimeEntryList | T.TimeEntrySelectionList> {
     return this.#transport.value({ method: 'GET', path: '/users' + keySegment(key) + '/time-entries', query });
   }
 }
@@ -399,21 +473,31 @@ export class AccountSettingsResource {
     this.#transport = transport;
   }
 
+  /** One page of AccountSettings (GET /account-settings), each item with only the selected properties. */
+  list(query: T.AccountSettingsListQuery & { readonly select: string; }): Promise<T.AccountSettingSelectionList>;
   /** One page of AccountSettings (GET /account-settings). */
-  list(query?: T.AccountSettingsListQuery): Promise<T.AccountSettingList> {
+  list(query?: T.AccountSettingsListQuery): Promise<T.AccountSettingList>;
+  list(query?: T.AccountSettingsListQuery): Promise<T.AccountSettingList | T.AccountSettingSelectionList> {
     return this.#transport.value({ method: 'GET', path: '/account-settings', query });
   }
 
+  /** Every page of AccountSettings, following `next`, each item with only the selected properties. */
+  pages(query: T.AccountSettingsListQuery & { readonly select: string; }): AsyncGenerator<T.AccountSettingSelectionList, void, undefined>;
   /** Every page of AccountSettings, following `next`. */
-  pages(query?: T.AccountSettingsListQuery): AsyncGenerator<T.AccountSettingList, void, undefined> {
+  pages(query?: T.AccountSettingsListQuery): AsyncGenerator<T.AccountSettingList, void, undefined>;
+  pages(query?: T.AccountSettingsListQuery): AsyncGenerator<T.AccountSettingList | T.AccountSettingSelectionList, void, undefined> {
     return this.#transport.pages('/account-settings', query);
   }
 
+  /** One AccountSetting by key with only the selected properties; `null` when unchanged since `ifNoneMatch` (304). */
+  get(key: T.AccountSetting['id'], options: ConditionalGetOptions & { readonly select: string; }): Promise<T.AccountSettingSelection | null>;
   /** One AccountSetting by key (GET /account-settings/{id}); `null` when unchanged since `ifNoneMatch` (304). */
   get(key: T.AccountSetting['id'], options: ConditionalGetOptions): Promise<T.AccountSetting | null>;
+  /** One AccountSetting by key (GET /account-settings/{id}) with only the selected properties. */
+  get(key: T.AccountSetting['id'], options: GetOptions & { readonly select: string; }): Promise<T.AccountSettingSelection>;
   /** One AccountSetting by key (GET /account-settings/{id}). */
   get(key: T.AccountSetting['id'], options?: GetOptions): Promise<T.AccountSetting>;
-  get(key: T.AccountSetting['id'], options?: GetOptions | ConditionalGetOptions): Promise<T.AccountSetting | null> {
+  get(key: T.AccountSetting['id'], options?: GetOptions | ConditionalGetOptions): Promise<T.AccountSetting | T.AccountSettingSelection | null> {
     return this.#transport.getItem('/account-settings' + keySegment(key), options);
   }
 }

@@ -74,6 +74,81 @@ export interface AccountSettingList {
   total?: number;
 }
 
+/** AccountSetting as a read returns it when `select` is given: only the selected properties and the expanded navigations (nested selects such as `client/name` give partial related items). */
+export interface AccountSettingSelection {
+  /** Key. Set by the service; read-only. */
+  id?: number;
+  /** At most 100 characters. Set by the service; read-only. */
+  companyName?: string;
+  /** At most 64 characters. Set by the service; read-only. */
+  timeZone?: string;
+  /** At most 3 characters. Set by the service; read-only. */
+  currency?: string;
+  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only. */
+  bookingCloseDate?: string | null;
+  /** Set by the service; read-only. */
+  hourlyRatesEnabled?: boolean;
+  /** At most 50 characters. Set by the service; read-only. */
+  projectCustom1Label?: string | null;
+  /** At most 50 characters. Set by the service; read-only. */
+  projectCustom2Label?: string | null;
+  /** At most 50 characters. Set by the service; read-only. */
+  projectCustom3Label?: string | null;
+  /** At most 50 characters. Set by the service; read-only. */
+  projectCustom4Label?: string | null;
+  /** At most 50 characters. Set by the service; read-only. */
+  projectCustom5Label?: string | null;
+  /** At most 50 characters. Set by the service; read-only. */
+  clientCustom1Label?: string | null;
+  /** At most 50 characters. Set by the service; read-only. */
+  clientCustom2Label?: string | null;
+  /** At most 50 characters. Set by the service; read-only. */
+  clientCustom3Label?: string | null;
+  /** At most 50 characters. Set by the service; read-only. */
+  clientCustom4Label?: string | null;
+  /** At most 50 characters. Set by the service; read-only. */
+  clientCustom5Label?: string | null;
+  /** At most 50 characters. Set by the service; read-only. */
+  taskCustom1Label?: string | null;
+  /** At most 50 characters. Set by the service; read-only. */
+  taskCustom2Label?: string | null;
+  /** At most 50 characters. Set by the service; read-only. */
+  taskCustom3Label?: string | null;
+  /** At most 50 characters. Set by the service; read-only. */
+  taskCustom4Label?: string | null;
+  /** At most 50 characters. Set by the service; read-only. */
+  taskCustom5Label?: string | null;
+  /** At most 50 characters. Set by the service; read-only. */
+  userCustom1Label?: string | null;
+  /** At most 50 characters. Set by the service; read-only. */
+  userCustom2Label?: string | null;
+  /** At most 50 characters. Set by the service; read-only. */
+  userCustom3Label?: string | null;
+  /** At most 50 characters. Set by the service; read-only. */
+  userCustom4Label?: string | null;
+  /** At most 50 characters. Set by the service; read-only. */
+  userCustom5Label?: string | null;
+  /** At most 50 characters. Set by the service; read-only. */
+  timeEntryCustom1Label?: string | null;
+  /** At most 50 characters. Set by the service; read-only. */
+  timeEntryCustom2Label?: string | null;
+  /** At most 50 characters. Set by the service; read-only. */
+  timeEntryCustom3Label?: string | null;
+  /** At most 50 characters. Set by the service; read-only. */
+  timeEntryCustom4Label?: string | null;
+  /** At most 50 characters. Set by the service; read-only. */
+  timeEntryCustom5Label?: string | null;
+}
+
+/** A page of AccountSetting items as a list returns it when `select` is given: each item has only the selected properties and the expanded navigations. */
+export interface AccountSettingSelectionList {
+  items: AccountSettingSelection[];
+  /** Relative URL of the next page (`/api/v1/...?cursor=...`), or null on the last page. */
+  next: string | null;
+  /** Number of all matching items; only with `count=true`. */
+  total?: number;
+}
+
 /** Query parameters of a list of AccountSettings. */
 export interface AccountSettingsListQuery {
   /** Only items whose `id` equals this value. */
@@ -228,6 +303,45 @@ export interface ClientCreate {
 /** A page of Client items. */
 export interface ClientList {
   items: Client[];
+  /** Relative URL of the next page (`/api/v1/...?cursor=...`), or null on the last page. */
+  next: string | null;
+  /** Number of all matching items; only with `count=true`. */
+  total?: number;
+}
+
+/** Client as a read returns it when `select` is given: only the selected properties and the expanded navigations (nested selects such as `client/name` give partial related items). */
+export interface ClientSelection {
+  /** Key. Set by the service; read-only. */
+  id?: number;
+  /** At most 50 characters. */
+  name?: string;
+  /** At most 1500 characters. */
+  comment?: string | null;
+  /** Default when omitted on create: false. */
+  active?: boolean;
+  /** Set by the service; read-only. */
+  assignedToCurrentUser?: boolean;
+  /** At most 50 characters. */
+  custom1?: string | null;
+  /** At most 50 characters. */
+  custom2?: string | null;
+  /** At most 50 characters. */
+  custom3?: string | null;
+  /** At most 50 characters. */
+  custom4?: string | null;
+  /** At most 50 characters. */
+  custom5?: string | null;
+  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only. */
+  lastChangeTime?: string;
+  /** Set by the service; read-only. */
+  lastChangeAuthor?: number;
+  /** The related Project items, present only when expanded (`expand=projects`). */
+  projects?: ProjectSelection[];
+}
+
+/** A page of Client items as a list returns it when `select` is given: each item has only the selected properties and the expanded navigations. */
+export interface ClientSelectionList {
+  items: ClientSelection[];
   /** Relative URL of the next page (`/api/v1/...?cursor=...`), or null on the last page. */
   next: string | null;
   /** Number of all matching items; only with `count=true`. */
@@ -401,6 +515,55 @@ export interface ProjectList {
   total?: number;
 }
 
+/** Project as a read returns it when `select` is given: only the selected properties and the expanded navigations (nested selects such as `client/name` give partial related items). */
+export interface ProjectSelection {
+  /** Key. Set by the service; read-only. */
+  id?: number;
+  /** At most 50 characters. */
+  name?: string;
+  /** Default when omitted on create: false. */
+  active?: boolean;
+  /** At most 1500 characters. */
+  comment?: string | null;
+  timeBudget?: number | null;
+  clientId?: number | null;
+  /** A decimal number as a string with at most 16 digits before and at most 2 after the decimal point. */
+  hourlyRate?: string | null;
+  /** Set by the service; read-only. */
+  assignedToCurrentUser?: boolean;
+  /** At most 4000 characters. */
+  assignedUsers?: string | null;
+  /** At most 4000 characters. */
+  assignedTasks?: string | null;
+  /** At most 50 characters. */
+  custom1?: string | null;
+  /** At most 50 characters. */
+  custom2?: string | null;
+  /** At most 50 characters. */
+  custom3?: string | null;
+  /** At most 50 characters. */
+  custom4?: string | null;
+  /** At most 50 characters. */
+  custom5?: string | null;
+  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only. */
+  lastChangeTime?: string;
+  /** Set by the service; read-only. */
+  lastChangeAuthor?: number;
+  /** The related Client (or null), present only when expanded (`expand=client`). */
+  client?: ClientSelection | null;
+  /** The related TimeEntry items, present only when expanded (`expand=timeEntries`). */
+  timeEntries?: TimeEntrySelection[];
+}
+
+/** A page of Project items as a list returns it when `select` is given: each item has only the selected properties and the expanded navigations. */
+export interface ProjectSelectionList {
+  items: ProjectSelection[];
+  /** Relative URL of the next page (`/api/v1/...?cursor=...`), or null on the last page. */
+  next: string | null;
+  /** Number of all matching items; only with `count=true`. */
+  total?: number;
+}
+
 /** Changes to a Project (JSON merge patch): only the properties given are changed; null clears a nullable property. */
 export interface ProjectUpdate {
   /** At most 50 characters. */
@@ -558,6 +721,45 @@ export interface TaskCreate {
 /** A page of Task items. */
 export interface TaskList {
   items: Task[];
+  /** Relative URL of the next page (`/api/v1/...?cursor=...`), or null on the last page. */
+  next: string | null;
+  /** Number of all matching items; only with `count=true`. */
+  total?: number;
+}
+
+/** Task as a read returns it when `select` is given: only the selected properties and the expanded navigations (nested selects such as `client/name` give partial related items). */
+export interface TaskSelection {
+  /** Key. Set by the service; read-only. */
+  id?: number;
+  /** At most 100 characters. */
+  description?: string;
+  /** At most 1500 characters. */
+  comment?: string | null;
+  /** Default when omitted on create: true. */
+  billable?: boolean;
+  /** Default when omitted on create: true. */
+  active?: boolean;
+  /** At most 50 characters. */
+  custom1?: string | null;
+  /** At most 50 characters. */
+  custom2?: string | null;
+  /** At most 50 characters. */
+  custom3?: string | null;
+  /** At most 50 characters. */
+  custom4?: string | null;
+  /** At most 50 characters. */
+  custom5?: string | null;
+  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only. */
+  lastChangeTime?: string;
+  /** Set by the service; read-only. */
+  lastChangeAuthor?: number;
+  /** The related TimeEntry items, present only when expanded (`expand=timeEntries`). */
+  timeEntries?: TimeEntrySelection[];
+}
+
+/** A page of Task items as a list returns it when `select` is given: each item has only the selected properties and the expanded navigations. */
+export interface TaskSelectionList {
+  items: TaskSelection[];
   /** Relative URL of the next page (`/api/v1/...?cursor=...`), or null on the last page. */
   next: string | null;
   /** Number of all matching items; only with `count=true`. */
@@ -786,6 +988,67 @@ export interface TimeEntryList {
   total?: number;
 }
 
+/** TimeEntry as a read returns it when `select` is given: only the selected properties and the expanded navigations (nested selects such as `client/name` give partial related items). */
+export interface TimeEntrySelection {
+  /** Key. Set by the service; read-only. */
+  id?: number;
+  /** Coded values: 1 = Duration, 2 = StartEnd. Default when omitted on create: 2. */
+  typeId?: TimeEntryTypeId;
+  /** Filled in by the service when omitted on create. */
+  userId?: number;
+  projectId?: number;
+  taskId?: number | null;
+  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. */
+  startTime?: string;
+  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. */
+  endTime?: string | null;
+  /** Set by the service; read-only. */
+  durationSeconds?: number;
+  /** At most 10 characters. Set by the service; read-only. */
+  durationString?: string;
+  /** At most 1500 characters. */
+  comment?: string | null;
+  /** Default when omitted on create: true. */
+  billable?: boolean;
+  /** Default when omitted on create: false. */
+  locked?: boolean;
+  /** Set by the service; read-only. */
+  isEditable?: boolean;
+  /** A decimal number as a string with at most 16 digits before and at most 2 after the decimal point. Set by the service; read-only. */
+  revenuePerHour?: string | null;
+  /** A decimal number as a string with at most 16 digits before and at most 2 after the decimal point. Set by the service; read-only. */
+  revenueTotal?: string | null;
+  /** At most 50 characters. */
+  custom1?: string | null;
+  /** At most 50 characters. */
+  custom2?: string | null;
+  /** At most 50 characters. */
+  custom3?: string | null;
+  /** At most 50 characters. */
+  custom4?: string | null;
+  /** At most 50 characters. */
+  custom5?: string | null;
+  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only. */
+  lastChangeTime?: string;
+  /** Set by the service; read-only. */
+  lastChangeAuthor?: number;
+  /** The related Project (or null), present only when expanded (`expand=project`). */
+  project?: ProjectSelection | null;
+  /** The related Task (or null), present only when expanded (`expand=task`). */
+  task?: TaskSelection | null;
+  /** The related User (or null), present only when expanded (`expand=user`). */
+  user?: UserSelection | null;
+}
+
+/** A page of TimeEntry items as a list returns it when `select` is given: each item has only the selected properties and the expanded navigations. */
+export interface TimeEntrySelectionList {
+  items: TimeEntrySelection[];
+  /** Relative URL of the next page (`/api/v1/...?cursor=...`), or null on the last page. */
+  next: string | null;
+  /** Number of all matching items; only with `count=true`. */
+  total?: number;
+}
+
 /** Coded values of TimeEntry.TypeID: 1 = Duration, 2 = StartEnd. */
 export const TimeEntryTypeId = { Duration: 1, StartEnd: 2 } as const;
 
@@ -869,6 +1132,53 @@ export type UserAccessRights = 10 | 20;
 /** A page of User items. */
 export interface UserList {
   items: User[];
+  /** Relative URL of the next page (`/api/v1/...?cursor=...`), or null on the last page. */
+  next: string | null;
+  /** Number of all matching items; only with `count=true`. */
+  total?: number;
+}
+
+/** User as a read returns it when `select` is given: only the selected properties and the expanded navigations (nested selects such as `client/name` give partial related items). */
+export interface UserSelection {
+  /** Key. Set by the service; read-only. */
+  id?: number;
+  /** At most 50 characters. Set by the service; read-only. */
+  title?: string | null;
+  /** At most 80 characters. Set by the service; read-only. */
+  firstName?: string;
+  /** At most 80 characters. Set by the service; read-only. */
+  lastName?: string;
+  /** At most 80 characters. Set by the service; read-only. */
+  email?: string;
+  /** At most 2 characters. Set by the service; read-only. */
+  language?: string;
+  /** Coded values: 10 = StandardUser, 20 = Administrator. Set by the service; read-only. */
+  accessRights?: UserAccessRights;
+  /** At most 1500 characters. Set by the service; read-only. */
+  comment?: string | null;
+  /** Set by the service; read-only. */
+  active?: boolean;
+  /** At most 50 characters. Set by the service; read-only. */
+  custom1?: string | null;
+  /** At most 50 characters. Set by the service; read-only. */
+  custom2?: string | null;
+  /** At most 50 characters. Set by the service; read-only. */
+  custom3?: string | null;
+  /** At most 50 characters. Set by the service; read-only. */
+  custom4?: string | null;
+  /** At most 50 characters. Set by the service; read-only. */
+  custom5?: string | null;
+  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only. */
+  lastChangeTime?: string;
+  /** Set by the service; read-only. */
+  lastChangeAuthor?: number;
+  /** The related TimeEntry items, present only when expanded (`expand=timeEntries`). */
+  timeEntries?: TimeEntrySelection[];
+}
+
+/** A page of User items as a list returns it when `select` is given: each item has only the selected properties and the expanded navigations. */
+export interface UserSelectionList {
+  items: UserSelection[];
   /** Relative URL of the next page (`/api/v1/...?cursor=...`), or null on the last page. */
   next: string | null;
   /** Number of all matching items; only with `count=true`. */

@@ -2,7 +2,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type * as types from './types.js';
 
-export type SchemaName = "AccountSetting" | "AccountSettingList" | "AccountSettingsListQuery" | "ChangeSet" | "Client" | "ClientCreate" | "ClientList" | "ClientUpdate" | "ClientsListQuery" | "GetChangesDigestParameters" | "Problem" | "Project" | "ProjectCreate" | "ProjectList" | "ProjectUpdate" | "ProjectsListQuery" | "StartStopWatchParameters" | "Task" | "TaskCreate" | "TaskList" | "TaskUpdate" | "TasksListQuery" | "TimeEntriesListQuery" | "TimeEntry" | "TimeEntryCreate" | "TimeEntryList" | "TimeEntryTypeId" | "TimeEntryUpdate" | "User" | "UserAccessRights" | "UserList" | "UsersListQuery";
+export type SchemaName = "AccountSetting" | "AccountSettingList" | "AccountSettingSelection" | "AccountSettingSelectionList" | "AccountSettingsListQuery" | "ChangeSet" | "Client" | "ClientCreate" | "ClientList" | "ClientSelection" | "ClientSelectionList" | "ClientUpdate" | "ClientsListQuery" | "GetChangesDigestParameters" | "Problem" | "Project" | "ProjectCreate" | "ProjectList" | "ProjectSelection" | "ProjectSelectionList" | "ProjectUpdate" | "ProjectsListQuery" | "StartStopWatchParameters" | "Task" | "TaskCreate" | "TaskList" | "TaskSelection" | "TaskSelectionList" | "TaskUpdate" | "TasksListQuery" | "TimeEntriesListQuery" | "TimeEntry" | "TimeEntryCreate" | "TimeEntryList" | "TimeEntrySelection" | "TimeEntrySelectionList" | "TimeEntryTypeId" | "TimeEntryUpdate" | "User" | "UserAccessRights" | "UserList" | "UserSelection" | "UserSelectionList" | "UsersListQuery";
 
 /** Every validator by schema name. */
 export declare const validators: Readonly<Record<string, ValidateFunction>>;
@@ -12,11 +12,15 @@ export declare const queryStringSchemas: readonly ("AccountSettingsListQuery" | 
 
 export declare const AccountSetting: ValidateFunction<types.AccountSetting>;
 export declare const AccountSettingList: ValidateFunction<types.AccountSettingList>;
+export declare const AccountSettingSelection: ValidateFunction<types.AccountSettingSelection>;
+export declare const AccountSettingSelectionList: ValidateFunction<types.AccountSettingSelectionList>;
 export declare const AccountSettingsListQuery: ValidateFunction<types.AccountSettingsListQuery>;
 export declare const ChangeSet: ValidateFunction<types.ChangeSet>;
 export declare const Client: ValidateFunction<types.Client>;
 export declare const ClientCreate: ValidateFunction<types.ClientCreate>;
 export declare const ClientList: ValidateFunction<types.ClientList>;
+export declare const ClientSelection: ValidateFunction<types.ClientSelection>;
+export declare const ClientSelectionList: ValidateFunction<types.ClientSelectionList>;
 export declare const ClientUpdate: ValidateFunction<types.ClientUpdate>;
 export declare const ClientsListQuery: ValidateFunction<types.ClientsListQuery>;
 export declare const GetChangesDigestParameters: ValidateFunction<types.GetChangesDigestParameters>;
@@ -24,23 +28,31 @@ export declare const Problem: ValidateFunction<types.Problem>;
 export declare const Project: ValidateFunction<types.Project>;
 export declare const ProjectCreate: ValidateFunction<types.ProjectCreate>;
 export declare const ProjectList: ValidateFunction<types.ProjectList>;
+export declare const ProjectSelection: ValidateFunction<types.ProjectSelection>;
+export declare const ProjectSelectionList: ValidateFunction<types.ProjectSelectionList>;
 export declare const ProjectUpdate: ValidateFunction<types.ProjectUpdate>;
 export declare const ProjectsListQuery: ValidateFunction<types.ProjectsListQuery>;
 export declare const StartStopWatchParameters: ValidateFunction<types.StartStopWatchParameters>;
 export declare const Task: ValidateFunction<types.Task>;
 export declare const TaskCreate: ValidateFunction<types.TaskCreate>;
 export declare const TaskList: ValidateFunction<types.TaskList>;
+export declare const TaskSelection: ValidateFunction<types.TaskSelection>;
+export declare const TaskSelectionList: ValidateFunction<types.TaskSelectionList>;
 export declare const TaskUpdate: ValidateFunction<types.TaskUpdate>;
 export declare const TasksListQuery: ValidateFunction<types.TasksListQuery>;
 export declare const TimeEntriesListQuery: ValidateFunction<types.TimeEntriesListQuery>;
 export declare const TimeEntry: ValidateFunction<types.TimeEntry>;
 export declare const TimeEntryCreate: ValidateFunction<types.TimeEntryCreate>;
 export declare const TimeEntryList: ValidateFunction<types.TimeEntryList>;
+export declare const TimeEntrySelection: ValidateFunction<types.TimeEntrySelection>;
+export declare const TimeEntrySelectionList: ValidateFunction<types.TimeEntrySelectionList>;
 export declare const TimeEntryTypeId: ValidateFunction<types.TimeEntryTypeId>;
 export declare const TimeEntryUpdate: ValidateFunction<types.TimeEntryUpdate>;
 export declare const User: ValidateFunction<types.User>;
 export declare const UserAccessRights: ValidateFunction<types.UserAccessRights>;
 export declare const UserList: ValidateFunction<types.UserList>;
+export declare const UserSelection: ValidateFunction<types.UserSelection>;
+export declare const UserSelectionList: ValidateFunction<types.UserSelectionList>;
 export declare const UsersListQuery: ValidateFunction<types.UsersListQuery>;
 
 /** One invalid field: a JSON pointer (RFC 6901) into the body or query, and what is wrong with it. */

@@ -1231,14 +1231,928 @@ const bodyValidators = (function(exports, require) {
   }
   validate53.evaluated = { "props": { "items": true, "next": true, "total": true }, "dynamicProps": false, "dynamicItems": false };
 
-  exports.ChangeSet = validate55;
-  const schema21 = { "$id": "ChangeSet", "type": "object", "description": "ChangeSet, a structured value.", "properties": { "totalClients": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "changedClients": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "totalProjects": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "changedProjects": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "totalTasks": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "changedTasks": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "totalUsers": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "changedUsers": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "totalTimeEntries": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "changedTimeEntries": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "deletedTimeEntryIds": { "type": "string" }, "currentServerTime": { "type": "string", "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z." } }, "required": ["totalClients", "changedClients", "totalProjects", "changedProjects", "totalTasks", "changedTasks", "totalUsers", "changedUsers", "totalTimeEntries", "changedTimeEntries", "deletedTimeEntryIds", "currentServerTime"] };
+  exports.AccountSettingSelection = validate55;
+  const schema21 = { "$id": "AccountSettingSelection", "type": "object", "description": "AccountSetting as a read returns it when `select` is given: only the selected properties and the expanded navigations (nested selects such as `client/name` give partial related items).", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "companyName": { "type": "string", "maxLength": 100, "description": "At most 100 characters. Set by the service; read-only.", "readOnly": true }, "timeZone": { "type": "string", "maxLength": 64, "description": "At most 64 characters. Set by the service; read-only.", "readOnly": true }, "currency": { "type": "string", "maxLength": 3, "description": "At most 3 characters. Set by the service; read-only.", "readOnly": true }, "bookingCloseDate": { "type": ["string", "null"], "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only.", "readOnly": true }, "hourlyRatesEnabled": { "type": "boolean", "description": "Set by the service; read-only.", "readOnly": true }, "projectCustom1Label": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "projectCustom2Label": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "projectCustom3Label": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "projectCustom4Label": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "projectCustom5Label": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "clientCustom1Label": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "clientCustom2Label": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "clientCustom3Label": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "clientCustom4Label": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "clientCustom5Label": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "taskCustom1Label": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "taskCustom2Label": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "taskCustom3Label": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "taskCustom4Label": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "taskCustom5Label": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "userCustom1Label": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "userCustom2Label": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "userCustom3Label": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "userCustom4Label": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "userCustom5Label": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "timeEntryCustom1Label": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "timeEntryCustom2Label": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "timeEntryCustom3Label": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "timeEntryCustom4Label": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "timeEntryCustom5Label": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true } } };
 
   function validate55(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
-/*# sourceURL="ChangeSet" */;
+/*# sourceURL="AccountSettingSelection" */;
     let vErrors = null;
     let errors = 0;
     const evaluated0 = validate55.evaluated;
+    if (evaluated0.dynamicProps) {
+      evaluated0.props = undefined;
+    }
+    if (evaluated0.dynamicItems) {
+      evaluated0.items = undefined;
+    }
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      if (data.id !== undefined) {
+        let data0 = data.id;
+        if (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) {
+          const err0 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "integer" } };
+          if (vErrors === null) {
+            vErrors = [err0];
+          }
+          else {
+            vErrors.push(err0);
+          }
+          errors++;
+        }
+        if ((typeof data0 == "number") && (isFinite(data0))) {
+          if (data0 > 2147483647 || isNaN(data0)) {
+            const err1 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
+            if (vErrors === null) {
+              vErrors = [err1];
+            }
+            else {
+              vErrors.push(err1);
+            }
+            errors++;
+          }
+          if (data0 < -2147483648 || isNaN(data0)) {
+            const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err2];
+            }
+            else {
+              vErrors.push(err2);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.companyName !== undefined) {
+        let data1 = data.companyName;
+        if (typeof data1 === "string") {
+          if (func1(data1) > 100) {
+            const err3 = { instancePath: instancePath + "/companyName", schemaPath: "#/properties/companyName/maxLength", keyword: "maxLength", params: { limit: 100 } };
+            if (vErrors === null) {
+              vErrors = [err3];
+            }
+            else {
+              vErrors.push(err3);
+            }
+            errors++;
+          }
+        }
+        else {
+          const err4 = { instancePath: instancePath + "/companyName", schemaPath: "#/properties/companyName/type", keyword: "type", params: { type: "string" } };
+          if (vErrors === null) {
+            vErrors = [err4];
+          }
+          else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+      }
+      if (data.timeZone !== undefined) {
+        let data2 = data.timeZone;
+        if (typeof data2 === "string") {
+          if (func1(data2) > 64) {
+            const err5 = { instancePath: instancePath + "/timeZone", schemaPath: "#/properties/timeZone/maxLength", keyword: "maxLength", params: { limit: 64 } };
+            if (vErrors === null) {
+              vErrors = [err5];
+            }
+            else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+        else {
+          const err6 = { instancePath: instancePath + "/timeZone", schemaPath: "#/properties/timeZone/type", keyword: "type", params: { type: "string" } };
+          if (vErrors === null) {
+            vErrors = [err6];
+          }
+          else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+      }
+      if (data.currency !== undefined) {
+        let data3 = data.currency;
+        if (typeof data3 === "string") {
+          if (func1(data3) > 3) {
+            const err7 = { instancePath: instancePath + "/currency", schemaPath: "#/properties/currency/maxLength", keyword: "maxLength", params: { limit: 3 } };
+            if (vErrors === null) {
+              vErrors = [err7];
+            }
+            else {
+              vErrors.push(err7);
+            }
+            errors++;
+          }
+        }
+        else {
+          const err8 = { instancePath: instancePath + "/currency", schemaPath: "#/properties/currency/type", keyword: "type", params: { type: "string" } };
+          if (vErrors === null) {
+            vErrors = [err8];
+          }
+          else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+      }
+      if (data.bookingCloseDate !== undefined) {
+        let data4 = data.bookingCloseDate;
+        if ((typeof data4 !== "string") && (data4 !== null)) {
+          const err9 = { instancePath: instancePath + "/bookingCloseDate", schemaPath: "#/properties/bookingCloseDate/type", keyword: "type", params: { type: schema21.properties.bookingCloseDate.type } };
+          if (vErrors === null) {
+            vErrors = [err9];
+          }
+          else {
+            vErrors.push(err9);
+          }
+          errors++;
+        }
+        if (typeof data4 === "string") {
+          if (!(formats0.validate(data4))) {
+            const err10 = { instancePath: instancePath + "/bookingCloseDate", schemaPath: "#/properties/bookingCloseDate/format", keyword: "format", params: { format: "date-time" } };
+            if (vErrors === null) {
+              vErrors = [err10];
+            }
+            else {
+              vErrors.push(err10);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.hourlyRatesEnabled !== undefined) {
+        if (typeof data.hourlyRatesEnabled !== "boolean") {
+          const err11 = { instancePath: instancePath + "/hourlyRatesEnabled", schemaPath: "#/properties/hourlyRatesEnabled/type", keyword: "type", params: { type: "boolean" } };
+          if (vErrors === null) {
+            vErrors = [err11];
+          }
+          else {
+            vErrors.push(err11);
+          }
+          errors++;
+        }
+      }
+      if (data.projectCustom1Label !== undefined) {
+        let data6 = data.projectCustom1Label;
+        if ((typeof data6 !== "string") && (data6 !== null)) {
+          const err12 = { instancePath: instancePath + "/projectCustom1Label", schemaPath: "#/properties/projectCustom1Label/type", keyword: "type", params: { type: schema21.properties.projectCustom1Label.type } };
+          if (vErrors === null) {
+            vErrors = [err12];
+          }
+          else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+        if (typeof data6 === "string") {
+          if (func1(data6) > 50) {
+            const err13 = { instancePath: instancePath + "/projectCustom1Label", schemaPath: "#/properties/projectCustom1Label/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err13];
+            }
+            else {
+              vErrors.push(err13);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.projectCustom2Label !== undefined) {
+        let data7 = data.projectCustom2Label;
+        if ((typeof data7 !== "string") && (data7 !== null)) {
+          const err14 = { instancePath: instancePath + "/projectCustom2Label", schemaPath: "#/properties/projectCustom2Label/type", keyword: "type", params: { type: schema21.properties.projectCustom2Label.type } };
+          if (vErrors === null) {
+            vErrors = [err14];
+          }
+          else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+        if (typeof data7 === "string") {
+          if (func1(data7) > 50) {
+            const err15 = { instancePath: instancePath + "/projectCustom2Label", schemaPath: "#/properties/projectCustom2Label/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err15];
+            }
+            else {
+              vErrors.push(err15);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.projectCustom3Label !== undefined) {
+        let data8 = data.projectCustom3Label;
+        if ((typeof data8 !== "string") && (data8 !== null)) {
+          const err16 = { instancePath: instancePath + "/projectCustom3Label", schemaPath: "#/properties/projectCustom3Label/type", keyword: "type", params: { type: schema21.properties.projectCustom3Label.type } };
+          if (vErrors === null) {
+            vErrors = [err16];
+          }
+          else {
+            vErrors.push(err16);
+          }
+          errors++;
+        }
+        if (typeof data8 === "string") {
+          if (func1(data8) > 50) {
+            const err17 = { instancePath: instancePath + "/projectCustom3Label", schemaPath: "#/properties/projectCustom3Label/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err17];
+            }
+            else {
+              vErrors.push(err17);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.projectCustom4Label !== undefined) {
+        let data9 = data.projectCustom4Label;
+        if ((typeof data9 !== "string") && (data9 !== null)) {
+          const err18 = { instancePath: instancePath + "/projectCustom4Label", schemaPath: "#/properties/projectCustom4Label/type", keyword: "type", params: { type: schema21.properties.projectCustom4Label.type } };
+          if (vErrors === null) {
+            vErrors = [err18];
+          }
+          else {
+            vErrors.push(err18);
+          }
+          errors++;
+        }
+        if (typeof data9 === "string") {
+          if (func1(data9) > 50) {
+            const err19 = { instancePath: instancePath + "/projectCustom4Label", schemaPath: "#/properties/projectCustom4Label/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err19];
+            }
+            else {
+              vErrors.push(err19);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.projectCustom5Label !== undefined) {
+        let data10 = data.projectCustom5Label;
+        if ((typeof data10 !== "string") && (data10 !== null)) {
+          const err20 = { instancePath: instancePath + "/projectCustom5Label", schemaPath: "#/properties/projectCustom5Label/type", keyword: "type", params: { type: schema21.properties.projectCustom5Label.type } };
+          if (vErrors === null) {
+            vErrors = [err20];
+          }
+          else {
+            vErrors.push(err20);
+          }
+          errors++;
+        }
+        if (typeof data10 === "string") {
+          if (func1(data10) > 50) {
+            const err21 = { instancePath: instancePath + "/projectCustom5Label", schemaPath: "#/properties/projectCustom5Label/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err21];
+            }
+            else {
+              vErrors.push(err21);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.clientCustom1Label !== undefined) {
+        let data11 = data.clientCustom1Label;
+        if ((typeof data11 !== "string") && (data11 !== null)) {
+          const err22 = { instancePath: instancePath + "/clientCustom1Label", schemaPath: "#/properties/clientCustom1Label/type", keyword: "type", params: { type: schema21.properties.clientCustom1Label.type } };
+          if (vErrors === null) {
+            vErrors = [err22];
+          }
+          else {
+            vErrors.push(err22);
+          }
+          errors++;
+        }
+        if (typeof data11 === "string") {
+          if (func1(data11) > 50) {
+            const err23 = { instancePath: instancePath + "/clientCustom1Label", schemaPath: "#/properties/clientCustom1Label/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err23];
+            }
+            else {
+              vErrors.push(err23);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.clientCustom2Label !== undefined) {
+        let data12 = data.clientCustom2Label;
+        if ((typeof data12 !== "string") && (data12 !== null)) {
+          const err24 = { instancePath: instancePath + "/clientCustom2Label", schemaPath: "#/properties/clientCustom2Label/type", keyword: "type", params: { type: schema21.properties.clientCustom2Label.type } };
+          if (vErrors === null) {
+            vErrors = [err24];
+          }
+          else {
+            vErrors.push(err24);
+          }
+          errors++;
+        }
+        if (typeof data12 === "string") {
+          if (func1(data12) > 50) {
+            const err25 = { instancePath: instancePath + "/clientCustom2Label", schemaPath: "#/properties/clientCustom2Label/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err25];
+            }
+            else {
+              vErrors.push(err25);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.clientCustom3Label !== undefined) {
+        let data13 = data.clientCustom3Label;
+        if ((typeof data13 !== "string") && (data13 !== null)) {
+          const err26 = { instancePath: instancePath + "/clientCustom3Label", schemaPath: "#/properties/clientCustom3Label/type", keyword: "type", params: { type: schema21.properties.clientCustom3Label.type } };
+          if (vErrors === null) {
+            vErrors = [err26];
+          }
+          else {
+            vErrors.push(err26);
+          }
+          errors++;
+        }
+        if (typeof data13 === "string") {
+          if (func1(data13) > 50) {
+            const err27 = { instancePath: instancePath + "/clientCustom3Label", schemaPath: "#/properties/clientCustom3Label/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err27];
+            }
+            else {
+              vErrors.push(err27);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.clientCustom4Label !== undefined) {
+        let data14 = data.clientCustom4Label;
+        if ((typeof data14 !== "string") && (data14 !== null)) {
+          const err28 = { instancePath: instancePath + "/clientCustom4Label", schemaPath: "#/properties/clientCustom4Label/type", keyword: "type", params: { type: schema21.properties.clientCustom4Label.type } };
+          if (vErrors === null) {
+            vErrors = [err28];
+          }
+          else {
+            vErrors.push(err28);
+          }
+          errors++;
+        }
+        if (typeof data14 === "string") {
+          if (func1(data14) > 50) {
+            const err29 = { instancePath: instancePath + "/clientCustom4Label", schemaPath: "#/properties/clientCustom4Label/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err29];
+            }
+            else {
+              vErrors.push(err29);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.clientCustom5Label !== undefined) {
+        let data15 = data.clientCustom5Label;
+        if ((typeof data15 !== "string") && (data15 !== null)) {
+          const err30 = { instancePath: instancePath + "/clientCustom5Label", schemaPath: "#/properties/clientCustom5Label/type", keyword: "type", params: { type: schema21.properties.clientCustom5Label.type } };
+          if (vErrors === null) {
+            vErrors = [err30];
+          }
+          else {
+            vErrors.push(err30);
+          }
+          errors++;
+        }
+        if (typeof data15 === "string") {
+          if (func1(data15) > 50) {
+            const err31 = { instancePath: instancePath + "/clientCustom5Label", schemaPath: "#/properties/clientCustom5Label/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err31];
+            }
+            else {
+              vErrors.push(err31);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.taskCustom1Label !== undefined) {
+        let data16 = data.taskCustom1Label;
+        if ((typeof data16 !== "string") && (data16 !== null)) {
+          const err32 = { instancePath: instancePath + "/taskCustom1Label", schemaPath: "#/properties/taskCustom1Label/type", keyword: "type", params: { type: schema21.properties.taskCustom1Label.type } };
+          if (vErrors === null) {
+            vErrors = [err32];
+          }
+          else {
+            vErrors.push(err32);
+          }
+          errors++;
+        }
+        if (typeof data16 === "string") {
+          if (func1(data16) > 50) {
+            const err33 = { instancePath: instancePath + "/taskCustom1Label", schemaPath: "#/properties/taskCustom1Label/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err33];
+            }
+            else {
+              vErrors.push(err33);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.taskCustom2Label !== undefined) {
+        let data17 = data.taskCustom2Label;
+        if ((typeof data17 !== "string") && (data17 !== null)) {
+          const err34 = { instancePath: instancePath + "/taskCustom2Label", schemaPath: "#/properties/taskCustom2Label/type", keyword: "type", params: { type: schema21.properties.taskCustom2Label.type } };
+          if (vErrors === null) {
+            vErrors = [err34];
+          }
+          else {
+            vErrors.push(err34);
+          }
+          errors++;
+        }
+        if (typeof data17 === "string") {
+          if (func1(data17) > 50) {
+            const err35 = { instancePath: instancePath + "/taskCustom2Label", schemaPath: "#/properties/taskCustom2Label/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err35];
+            }
+            else {
+              vErrors.push(err35);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.taskCustom3Label !== undefined) {
+        let data18 = data.taskCustom3Label;
+        if ((typeof data18 !== "string") && (data18 !== null)) {
+          const err36 = { instancePath: instancePath + "/taskCustom3Label", schemaPath: "#/properties/taskCustom3Label/type", keyword: "type", params: { type: schema21.properties.taskCustom3Label.type } };
+          if (vErrors === null) {
+            vErrors = [err36];
+          }
+          else {
+            vErrors.push(err36);
+          }
+          errors++;
+        }
+        if (typeof data18 === "string") {
+          if (func1(data18) > 50) {
+            const err37 = { instancePath: instancePath + "/taskCustom3Label", schemaPath: "#/properties/taskCustom3Label/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err37];
+            }
+            else {
+              vErrors.push(err37);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.taskCustom4Label !== undefined) {
+        let data19 = data.taskCustom4Label;
+        if ((typeof data19 !== "string") && (data19 !== null)) {
+          const err38 = { instancePath: instancePath + "/taskCustom4Label", schemaPath: "#/properties/taskCustom4Label/type", keyword: "type", params: { type: schema21.properties.taskCustom4Label.type } };
+          if (vErrors === null) {
+            vErrors = [err38];
+          }
+          else {
+            vErrors.push(err38);
+          }
+          errors++;
+        }
+        if (typeof data19 === "string") {
+          if (func1(data19) > 50) {
+            const err39 = { instancePath: instancePath + "/taskCustom4Label", schemaPath: "#/properties/taskCustom4Label/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err39];
+            }
+            else {
+              vErrors.push(err39);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.taskCustom5Label !== undefined) {
+        let data20 = data.taskCustom5Label;
+        if ((typeof data20 !== "string") && (data20 !== null)) {
+          const err40 = { instancePath: instancePath + "/taskCustom5Label", schemaPath: "#/properties/taskCustom5Label/type", keyword: "type", params: { type: schema21.properties.taskCustom5Label.type } };
+          if (vErrors === null) {
+            vErrors = [err40];
+          }
+          else {
+            vErrors.push(err40);
+          }
+          errors++;
+        }
+        if (typeof data20 === "string") {
+          if (func1(data20) > 50) {
+            const err41 = { instancePath: instancePath + "/taskCustom5Label", schemaPath: "#/properties/taskCustom5Label/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err41];
+            }
+            else {
+              vErrors.push(err41);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.userCustom1Label !== undefined) {
+        let data21 = data.userCustom1Label;
+        if ((typeof data21 !== "string") && (data21 !== null)) {
+          const err42 = { instancePath: instancePath + "/userCustom1Label", schemaPath: "#/properties/userCustom1Label/type", keyword: "type", params: { type: schema21.properties.userCustom1Label.type } };
+          if (vErrors === null) {
+            vErrors = [err42];
+          }
+          else {
+            vErrors.push(err42);
+          }
+          errors++;
+        }
+        if (typeof data21 === "string") {
+          if (func1(data21) > 50) {
+            const err43 = { instancePath: instancePath + "/userCustom1Label", schemaPath: "#/properties/userCustom1Label/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err43];
+            }
+            else {
+              vErrors.push(err43);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.userCustom2Label !== undefined) {
+        let data22 = data.userCustom2Label;
+        if ((typeof data22 !== "string") && (data22 !== null)) {
+          const err44 = { instancePath: instancePath + "/userCustom2Label", schemaPath: "#/properties/userCustom2Label/type", keyword: "type", params: { type: schema21.properties.userCustom2Label.type } };
+          if (vErrors === null) {
+            vErrors = [err44];
+          }
+          else {
+            vErrors.push(err44);
+          }
+          errors++;
+        }
+        if (typeof data22 === "string") {
+          if (func1(data22) > 50) {
+            const err45 = { instancePath: instancePath + "/userCustom2Label", schemaPath: "#/properties/userCustom2Label/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err45];
+            }
+            else {
+              vErrors.push(err45);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.userCustom3Label !== undefined) {
+        let data23 = data.userCustom3Label;
+        if ((typeof data23 !== "string") && (data23 !== null)) {
+          const err46 = { instancePath: instancePath + "/userCustom3Label", schemaPath: "#/properties/userCustom3Label/type", keyword: "type", params: { type: schema21.properties.userCustom3Label.type } };
+          if (vErrors === null) {
+            vErrors = [err46];
+          }
+          else {
+            vErrors.push(err46);
+          }
+          errors++;
+        }
+        if (typeof data23 === "string") {
+          if (func1(data23) > 50) {
+            const err47 = { instancePath: instancePath + "/userCustom3Label", schemaPath: "#/properties/userCustom3Label/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err47];
+            }
+            else {
+              vErrors.push(err47);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.userCustom4Label !== undefined) {
+        let data24 = data.userCustom4Label;
+        if ((typeof data24 !== "string") && (data24 !== null)) {
+          const err48 = { instancePath: instancePath + "/userCustom4Label", schemaPath: "#/properties/userCustom4Label/type", keyword: "type", params: { type: schema21.properties.userCustom4Label.type } };
+          if (vErrors === null) {
+            vErrors = [err48];
+          }
+          else {
+            vErrors.push(err48);
+          }
+          errors++;
+        }
+        if (typeof data24 === "string") {
+          if (func1(data24) > 50) {
+            const err49 = { instancePath: instancePath + "/userCustom4Label", schemaPath: "#/properties/userCustom4Label/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err49];
+            }
+            else {
+              vErrors.push(err49);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.userCustom5Label !== undefined) {
+        let data25 = data.userCustom5Label;
+        if ((typeof data25 !== "string") && (data25 !== null)) {
+          const err50 = { instancePath: instancePath + "/userCustom5Label", schemaPath: "#/properties/userCustom5Label/type", keyword: "type", params: { type: schema21.properties.userCustom5Label.type } };
+          if (vErrors === null) {
+            vErrors = [err50];
+          }
+          else {
+            vErrors.push(err50);
+          }
+          errors++;
+        }
+        if (typeof data25 === "string") {
+          if (func1(data25) > 50) {
+            const err51 = { instancePath: instancePath + "/userCustom5Label", schemaPath: "#/properties/userCustom5Label/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err51];
+            }
+            else {
+              vErrors.push(err51);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.timeEntryCustom1Label !== undefined) {
+        let data26 = data.timeEntryCustom1Label;
+        if ((typeof data26 !== "string") && (data26 !== null)) {
+          const err52 = { instancePath: instancePath + "/timeEntryCustom1Label", schemaPath: "#/properties/timeEntryCustom1Label/type", keyword: "type", params: { type: schema21.properties.timeEntryCustom1Label.type } };
+          if (vErrors === null) {
+            vErrors = [err52];
+          }
+          else {
+            vErrors.push(err52);
+          }
+          errors++;
+        }
+        if (typeof data26 === "string") {
+          if (func1(data26) > 50) {
+            const err53 = { instancePath: instancePath + "/timeEntryCustom1Label", schemaPath: "#/properties/timeEntryCustom1Label/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err53];
+            }
+            else {
+              vErrors.push(err53);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.timeEntryCustom2Label !== undefined) {
+        let data27 = data.timeEntryCustom2Label;
+        if ((typeof data27 !== "string") && (data27 !== null)) {
+          const err54 = { instancePath: instancePath + "/timeEntryCustom2Label", schemaPath: "#/properties/timeEntryCustom2Label/type", keyword: "type", params: { type: schema21.properties.timeEntryCustom2Label.type } };
+          if (vErrors === null) {
+            vErrors = [err54];
+          }
+          else {
+            vErrors.push(err54);
+          }
+          errors++;
+        }
+        if (typeof data27 === "string") {
+          if (func1(data27) > 50) {
+            const err55 = { instancePath: instancePath + "/timeEntryCustom2Label", schemaPath: "#/properties/timeEntryCustom2Label/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err55];
+            }
+            else {
+              vErrors.push(err55);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.timeEntryCustom3Label !== undefined) {
+        let data28 = data.timeEntryCustom3Label;
+        if ((typeof data28 !== "string") && (data28 !== null)) {
+          const err56 = { instancePath: instancePath + "/timeEntryCustom3Label", schemaPath: "#/properties/timeEntryCustom3Label/type", keyword: "type", params: { type: schema21.properties.timeEntryCustom3Label.type } };
+          if (vErrors === null) {
+            vErrors = [err56];
+          }
+          else {
+            vErrors.push(err56);
+          }
+          errors++;
+        }
+        if (typeof data28 === "string") {
+          if (func1(data28) > 50) {
+            const err57 = { instancePath: instancePath + "/timeEntryCustom3Label", schemaPath: "#/properties/timeEntryCustom3Label/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err57];
+            }
+            else {
+              vErrors.push(err57);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.timeEntryCustom4Label !== undefined) {
+        let data29 = data.timeEntryCustom4Label;
+        if ((typeof data29 !== "string") && (data29 !== null)) {
+          const err58 = { instancePath: instancePath + "/timeEntryCustom4Label", schemaPath: "#/properties/timeEntryCustom4Label/type", keyword: "type", params: { type: schema21.properties.timeEntryCustom4Label.type } };
+          if (vErrors === null) {
+            vErrors = [err58];
+          }
+          else {
+            vErrors.push(err58);
+          }
+          errors++;
+        }
+        if (typeof data29 === "string") {
+          if (func1(data29) > 50) {
+            const err59 = { instancePath: instancePath + "/timeEntryCustom4Label", schemaPath: "#/properties/timeEntryCustom4Label/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err59];
+            }
+            else {
+              vErrors.push(err59);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.timeEntryCustom5Label !== undefined) {
+        let data30 = data.timeEntryCustom5Label;
+        if ((typeof data30 !== "string") && (data30 !== null)) {
+          const err60 = { instancePath: instancePath + "/timeEntryCustom5Label", schemaPath: "#/properties/timeEntryCustom5Label/type", keyword: "type", params: { type: schema21.properties.timeEntryCustom5Label.type } };
+          if (vErrors === null) {
+            vErrors = [err60];
+          }
+          else {
+            vErrors.push(err60);
+          }
+          errors++;
+        }
+        if (typeof data30 === "string") {
+          if (func1(data30) > 50) {
+            const err61 = { instancePath: instancePath + "/timeEntryCustom5Label", schemaPath: "#/properties/timeEntryCustom5Label/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err61];
+            }
+            else {
+              vErrors.push(err61);
+            }
+            errors++;
+          }
+        }
+      }
+    }
+    else {
+      const err62 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+      if (vErrors === null) {
+        vErrors = [err62];
+      }
+      else {
+        vErrors.push(err62);
+      }
+      errors++;
+    }
+    validate55.errors = vErrors;
+    return errors === 0;
+  }
+  validate55.evaluated = { "props": { "id": true, "companyName": true, "timeZone": true, "currency": true, "bookingCloseDate": true, "hourlyRatesEnabled": true, "projectCustom1Label": true, "projectCustom2Label": true, "projectCustom3Label": true, "projectCustom4Label": true, "projectCustom5Label": true, "clientCustom1Label": true, "clientCustom2Label": true, "clientCustom3Label": true, "clientCustom4Label": true, "clientCustom5Label": true, "taskCustom1Label": true, "taskCustom2Label": true, "taskCustom3Label": true, "taskCustom4Label": true, "taskCustom5Label": true, "userCustom1Label": true, "userCustom2Label": true, "userCustom3Label": true, "userCustom4Label": true, "userCustom5Label": true, "timeEntryCustom1Label": true, "timeEntryCustom2Label": true, "timeEntryCustom3Label": true, "timeEntryCustom4Label": true, "timeEntryCustom5Label": true }, "dynamicProps": false, "dynamicItems": false };
+
+  exports.AccountSettingSelectionList = validate56;
+  const schema22 = { "$id": "AccountSettingSelectionList", "type": "object", "description": "A page of AccountSetting items as a list returns it when `select` is given: each item has only the selected properties and the expanded navigations.", "properties": { "items": { "type": "array", "items": { "$ref": "AccountSettingSelection" } }, "next": { "type": ["string", "null"], "description": "Relative URL of the next page (`/api/v1/...?cursor=...`), or null on the last page." }, "total": { "type": "integer", "minimum": 0, "description": "Number of all matching items; only with `count=true`." } }, "required": ["items", "next"] };
+
+  function validate56(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+/*# sourceURL="AccountSettingSelectionList" */;
+    let vErrors = null;
+    let errors = 0;
+    const evaluated0 = validate56.evaluated;
+    if (evaluated0.dynamicProps) {
+      evaluated0.props = undefined;
+    }
+    if (evaluated0.dynamicItems) {
+      evaluated0.items = undefined;
+    }
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      if (data.items === undefined) {
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "items" } };
+        if (vErrors === null) {
+          vErrors = [err0];
+        }
+        else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+      if (data.next === undefined) {
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "next" } };
+        if (vErrors === null) {
+          vErrors = [err1];
+        }
+        else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+      if (data.items !== undefined) {
+        let data0 = data.items;
+        if (Array.isArray(data0)) {
+          const len0 = data0.length;
+          for (let i0 = 0; i0 < len0; i0++) {
+            if (!(validate55(data0[i0], { instancePath: instancePath + "/items/" + i0, parentData: data0, parentDataProperty: i0, rootData, dynamicAnchors }))) {
+              vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+              errors = vErrors.length;
+            }
+          }
+        }
+        else {
+          const err2 = { instancePath: instancePath + "/items", schemaPath: "#/properties/items/type", keyword: "type", params: { type: "array" } };
+          if (vErrors === null) {
+            vErrors = [err2];
+          }
+          else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+      }
+      if (data.next !== undefined) {
+        let data2 = data.next;
+        if ((typeof data2 !== "string") && (data2 !== null)) {
+          const err3 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/type", keyword: "type", params: { type: schema22.properties.next.type } };
+          if (vErrors === null) {
+            vErrors = [err3];
+          }
+          else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+      }
+      if (data.total !== undefined) {
+        let data3 = data.total;
+        if (!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) {
+          const err4 = { instancePath: instancePath + "/total", schemaPath: "#/properties/total/type", keyword: "type", params: { type: "integer" } };
+          if (vErrors === null) {
+            vErrors = [err4];
+          }
+          else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+        if ((typeof data3 == "number") && (isFinite(data3))) {
+          if (data3 < 0 || isNaN(data3)) {
+            const err5 = { instancePath: instancePath + "/total", schemaPath: "#/properties/total/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 } };
+            if (vErrors === null) {
+              vErrors = [err5];
+            }
+            else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+      }
+    }
+    else {
+      const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+      if (vErrors === null) {
+        vErrors = [err6];
+      }
+      else {
+        vErrors.push(err6);
+      }
+      errors++;
+    }
+    validate56.errors = vErrors;
+    return errors === 0;
+  }
+  validate56.evaluated = { "props": { "items": true, "next": true, "total": true }, "dynamicProps": false, "dynamicItems": false };
+
+  exports.ChangeSet = validate58;
+  const schema23 = { "$id": "ChangeSet", "type": "object", "description": "ChangeSet, a structured value.", "properties": { "totalClients": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "changedClients": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "totalProjects": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "changedProjects": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "totalTasks": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "changedTasks": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "totalUsers": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "changedUsers": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "totalTimeEntries": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "changedTimeEntries": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "deletedTimeEntryIds": { "type": "string" }, "currentServerTime": { "type": "string", "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z." } }, "required": ["totalClients", "changedClients", "totalProjects", "changedProjects", "totalTasks", "changedTasks", "totalUsers", "changedUsers", "totalTimeEntries", "changedTimeEntries", "deletedTimeEntryIds", "currentServerTime"] };
+
+  function validate58(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+/*# sourceURL="ChangeSet" */;
+    let vErrors = null;
+    let errors = 0;
+    const evaluated0 = validate58.evaluated;
     if (evaluated0.dynamicProps) {
       evaluated0.props = undefined;
     }
@@ -1764,24 +2678,24 @@ const bodyValidators = (function(exports, require) {
       }
       errors++;
     }
-    validate55.errors = vErrors;
+    validate58.errors = vErrors;
     return errors === 0;
   }
-  validate55.evaluated = { "props": { "totalClients": true, "changedClients": true, "totalProjects": true, "changedProjects": true, "totalTasks": true, "changedTasks": true, "totalUsers": true, "changedUsers": true, "totalTimeEntries": true, "changedTimeEntries": true, "deletedTimeEntryIds": true, "currentServerTime": true }, "dynamicProps": false, "dynamicItems": false };
+  validate58.evaluated = { "props": { "totalClients": true, "changedClients": true, "totalProjects": true, "changedProjects": true, "totalTasks": true, "changedTasks": true, "totalUsers": true, "changedUsers": true, "totalTimeEntries": true, "changedTimeEntries": true, "deletedTimeEntryIds": true, "currentServerTime": true }, "dynamicProps": false, "dynamicItems": false };
 
-  exports.Client = validate56;
-  const schema22 = { "$id": "Client", "type": "object", "description": "Client, as the REST face returns it.", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "name": { "type": "string", "maxLength": 50, "description": "At most 50 characters." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "active": { "type": "boolean", "description": "Default when omitted on create: false." }, "assignedToCurrentUser": { "type": "boolean", "description": "Set by the service; read-only.", "readOnly": true }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "projects": { "type": "array", "items": { "$ref": "Project" }, "description": "The related Project items, present only when expanded (`expand=projects`)." } }, "required": ["id", "name", "comment", "active", "assignedToCurrentUser", "custom1", "custom2", "custom3", "custom4", "custom5", "lastChangeTime", "lastChangeAuthor"] };
-  const schema23 = { "$id": "Project", "type": "object", "description": "Project, as the REST face returns it.", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "name": { "type": "string", "maxLength": 50, "description": "At most 50 characters." }, "active": { "type": "boolean", "description": "Default when omitted on create: false." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "timeBudget": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "clientId": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "hourlyRate": { "type": ["string", "null"], "pattern": "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "description": "A decimal number as a string with at most 16 digits before and at most 2 after the decimal point." }, "assignedToCurrentUser": { "type": "boolean", "description": "Set by the service; read-only.", "readOnly": true }, "assignedUsers": { "type": ["string", "null"], "maxLength": 4000, "description": "At most 4000 characters." }, "assignedTasks": { "type": ["string", "null"], "maxLength": 4000, "description": "At most 4000 characters." }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "client": { "anyOf": [{ "$ref": "Client" }, { "type": "null" }], "description": "The related Client (or null), present only when expanded (`expand=client`)." }, "timeEntries": { "type": "array", "items": { "$ref": "TimeEntry" }, "description": "The related TimeEntry items, present only when expanded (`expand=timeEntries`)." } }, "required": ["id", "name", "active", "comment", "timeBudget", "clientId", "hourlyRate", "assignedToCurrentUser", "assignedUsers", "assignedTasks", "custom1", "custom2", "custom3", "custom4", "custom5", "lastChangeTime", "lastChangeAuthor"] };
+  exports.Client = validate59;
+  const schema24 = { "$id": "Client", "type": "object", "description": "Client, as the REST face returns it.", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "name": { "type": "string", "maxLength": 50, "description": "At most 50 characters." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "active": { "type": "boolean", "description": "Default when omitted on create: false." }, "assignedToCurrentUser": { "type": "boolean", "description": "Set by the service; read-only.", "readOnly": true }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "projects": { "type": "array", "items": { "$ref": "Project" }, "description": "The related Project items, present only when expanded (`expand=projects`)." } }, "required": ["id", "name", "comment", "active", "assignedToCurrentUser", "custom1", "custom2", "custom3", "custom4", "custom5", "lastChangeTime", "lastChangeAuthor"] };
+  const schema25 = { "$id": "Project", "type": "object", "description": "Project, as the REST face returns it.", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "name": { "type": "string", "maxLength": 50, "description": "At most 50 characters." }, "active": { "type": "boolean", "description": "Default when omitted on create: false." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "timeBudget": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "clientId": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "hourlyRate": { "type": ["string", "null"], "pattern": "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "description": "A decimal number as a string with at most 16 digits before and at most 2 after the decimal point." }, "assignedToCurrentUser": { "type": "boolean", "description": "Set by the service; read-only.", "readOnly": true }, "assignedUsers": { "type": ["string", "null"], "maxLength": 4000, "description": "At most 4000 characters." }, "assignedTasks": { "type": ["string", "null"], "maxLength": 4000, "description": "At most 4000 characters." }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "client": { "anyOf": [{ "$ref": "Client" }, { "type": "null" }], "description": "The related Client (or null), present only when expanded (`expand=client`)." }, "timeEntries": { "type": "array", "items": { "$ref": "TimeEntry" }, "description": "The related TimeEntry items, present only when expanded (`expand=timeEntries`)." } }, "required": ["id", "name", "active", "comment", "timeBudget", "clientId", "hourlyRate", "assignedToCurrentUser", "assignedUsers", "assignedTasks", "custom1", "custom2", "custom3", "custom4", "custom5", "lastChangeTime", "lastChangeAuthor"] };
   const pattern3 = new RegExp("^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "u");
-  const wrapper0 = { validate: validate56 };
-  const schema24 = { "$id": "TimeEntry", "type": "object", "description": "TimeEntry, as the REST face returns it.", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "typeId": { "$ref": "TimeEntryTypeId", "description": "Coded values: 1 = Duration, 2 = StartEnd. Default when omitted on create: 2." }, "userId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Filled in by the service when omitted on create." }, "projectId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "taskId": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "startTime": { "type": "string", "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z." }, "endTime": { "type": ["string", "null"], "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z." }, "durationSeconds": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "durationString": { "type": "string", "maxLength": 10, "description": "At most 10 characters. Set by the service; read-only.", "readOnly": true }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "billable": { "type": "boolean", "description": "Default when omitted on create: true." }, "locked": { "type": "boolean", "description": "Default when omitted on create: false." }, "isEditable": { "type": "boolean", "description": "Set by the service; read-only.", "readOnly": true }, "revenuePerHour": { "type": ["string", "null"], "pattern": "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "description": "A decimal number as a string with at most 16 digits before and at most 2 after the decimal point. Set by the service; read-only.", "readOnly": true }, "revenueTotal": { "type": ["string", "null"], "pattern": "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "description": "A decimal number as a string with at most 16 digits before and at most 2 after the decimal point. Set by the service; read-only.", "readOnly": true }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "project": { "anyOf": [{ "$ref": "Project" }, { "type": "null" }], "description": "The related Project (or null), present only when expanded (`expand=project`)." }, "task": { "anyOf": [{ "$ref": "Task" }, { "type": "null" }], "description": "The related Task (or null), present only when expanded (`expand=task`)." }, "user": { "anyOf": [{ "$ref": "User" }, { "type": "null" }], "description": "The related User (or null), present only when expanded (`expand=user`)." } }, "required": ["id", "typeId", "userId", "projectId", "taskId", "startTime", "endTime", "durationSeconds", "durationString", "comment", "billable", "locked", "isEditable", "revenuePerHour", "revenueTotal", "custom1", "custom2", "custom3", "custom4", "custom5", "lastChangeTime", "lastChangeAuthor"] };
-  const schema25 = { "$id": "TimeEntryTypeId", "type": "integer", "enum": [1, 2], "description": "Coded values of TimeEntry.TypeID: 1 = Duration, 2 = StartEnd." };
+  const wrapper0 = { validate: validate59 };
+  const schema26 = { "$id": "TimeEntry", "type": "object", "description": "TimeEntry, as the REST face returns it.", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "typeId": { "$ref": "TimeEntryTypeId", "description": "Coded values: 1 = Duration, 2 = StartEnd. Default when omitted on create: 2." }, "userId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Filled in by the service when omitted on create." }, "projectId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "taskId": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "startTime": { "type": "string", "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z." }, "endTime": { "type": ["string", "null"], "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z." }, "durationSeconds": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "durationString": { "type": "string", "maxLength": 10, "description": "At most 10 characters. Set by the service; read-only.", "readOnly": true }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "billable": { "type": "boolean", "description": "Default when omitted on create: true." }, "locked": { "type": "boolean", "description": "Default when omitted on create: false." }, "isEditable": { "type": "boolean", "description": "Set by the service; read-only.", "readOnly": true }, "revenuePerHour": { "type": ["string", "null"], "pattern": "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "description": "A decimal number as a string with at most 16 digits before and at most 2 after the decimal point. Set by the service; read-only.", "readOnly": true }, "revenueTotal": { "type": ["string", "null"], "pattern": "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "description": "A decimal number as a string with at most 16 digits before and at most 2 after the decimal point. Set by the service; read-only.", "readOnly": true }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "project": { "anyOf": [{ "$ref": "Project" }, { "type": "null" }], "description": "The related Project (or null), present only when expanded (`expand=project`)." }, "task": { "anyOf": [{ "$ref": "Task" }, { "type": "null" }], "description": "The related Task (or null), present only when expanded (`expand=task`)." }, "user": { "anyOf": [{ "$ref": "User" }, { "type": "null" }], "description": "The related User (or null), present only when expanded (`expand=user`)." } }, "required": ["id", "typeId", "userId", "projectId", "taskId", "startTime", "endTime", "durationSeconds", "durationString", "comment", "billable", "locked", "isEditable", "revenuePerHour", "revenueTotal", "custom1", "custom2", "custom3", "custom4", "custom5", "lastChangeTime", "lastChangeAuthor"] };
+  const schema27 = { "$id": "TimeEntryTypeId", "type": "integer", "enum": [1, 2], "description": "Coded values of TimeEntry.TypeID: 1 = Duration, 2 = StartEnd." };
 
-  function validate59(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  function validate62(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
 /*# sourceURL="TimeEntryTypeId" */;
     let vErrors = null;
     let errors = 0;
-    const evaluated0 = validate59.evaluated;
+    const evaluated0 = validate62.evaluated;
     if (evaluated0.dynamicProps) {
       evaluated0.props = undefined;
     }
@@ -1799,7 +2713,7 @@ const bodyValidators = (function(exports, require) {
       errors++;
     }
     if (!((data === 1) || (data === 2))) {
-      const err1 = { instancePath, schemaPath: "#/enum", keyword: "enum", params: { allowedValues: schema25.enum } };
+      const err1 = { instancePath, schemaPath: "#/enum", keyword: "enum", params: { allowedValues: schema27.enum } };
       if (vErrors === null) {
         vErrors = [err1];
       }
@@ -1808,19 +2722,19 @@ const bodyValidators = (function(exports, require) {
       }
       errors++;
     }
-    validate59.errors = vErrors;
+    validate62.errors = vErrors;
     return errors === 0;
   }
-  validate59.evaluated = { "dynamicProps": false, "dynamicItems": false };
+  validate62.evaluated = { "dynamicProps": false, "dynamicItems": false };
 
-  const schema26 = { "$id": "Task", "type": "object", "description": "Task, as the REST face returns it.", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "description": { "type": "string", "maxLength": 100, "description": "At most 100 characters." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "billable": { "type": "boolean", "description": "Default when omitted on create: true." }, "active": { "type": "boolean", "description": "Default when omitted on create: true." }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "timeEntries": { "type": "array", "items": { "$ref": "TimeEntry" }, "description": "The related TimeEntry items, present only when expanded (`expand=timeEntries`)." } }, "required": ["id", "description", "comment", "billable", "active", "custom1", "custom2", "custom3", "custom4", "custom5", "lastChangeTime", "lastChangeAuthor"] };
-  const wrapper2 = { validate: validate58 };
+  const schema28 = { "$id": "Task", "type": "object", "description": "Task, as the REST face returns it.", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "description": { "type": "string", "maxLength": 100, "description": "At most 100 characters." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "billable": { "type": "boolean", "description": "Default when omitted on create: true." }, "active": { "type": "boolean", "description": "Default when omitted on create: true." }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "timeEntries": { "type": "array", "items": { "$ref": "TimeEntry" }, "description": "The related TimeEntry items, present only when expanded (`expand=timeEntries`)." } }, "required": ["id", "description", "comment", "billable", "active", "custom1", "custom2", "custom3", "custom4", "custom5", "lastChangeTime", "lastChangeAuthor"] };
+  const wrapper2 = { validate: validate61 };
 
-  function validate61(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  function validate64(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
 /*# sourceURL="Task" */;
     let vErrors = null;
     let errors = 0;
-    const evaluated0 = validate61.evaluated;
+    const evaluated0 = validate64.evaluated;
     if (evaluated0.dynamicProps) {
       evaluated0.props = undefined;
     }
@@ -2011,7 +2925,7 @@ const bodyValidators = (function(exports, require) {
       if (data.comment !== undefined) {
         let data2 = data.comment;
         if ((typeof data2 !== "string") && (data2 !== null)) {
-          const err17 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema26.properties.comment.type } };
+          const err17 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema28.properties.comment.type } };
           if (vErrors === null) {
             vErrors = [err17];
           }
@@ -2060,7 +2974,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom1 !== undefined) {
         let data5 = data.custom1;
         if ((typeof data5 !== "string") && (data5 !== null)) {
-          const err21 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema26.properties.custom1.type } };
+          const err21 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema28.properties.custom1.type } };
           if (vErrors === null) {
             vErrors = [err21];
           }
@@ -2085,7 +2999,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom2 !== undefined) {
         let data6 = data.custom2;
         if ((typeof data6 !== "string") && (data6 !== null)) {
-          const err23 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema26.properties.custom2.type } };
+          const err23 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema28.properties.custom2.type } };
           if (vErrors === null) {
             vErrors = [err23];
           }
@@ -2110,7 +3024,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom3 !== undefined) {
         let data7 = data.custom3;
         if ((typeof data7 !== "string") && (data7 !== null)) {
-          const err25 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema26.properties.custom3.type } };
+          const err25 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema28.properties.custom3.type } };
           if (vErrors === null) {
             vErrors = [err25];
           }
@@ -2135,7 +3049,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom4 !== undefined) {
         let data8 = data.custom4;
         if ((typeof data8 !== "string") && (data8 !== null)) {
-          const err27 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema26.properties.custom4.type } };
+          const err27 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema28.properties.custom4.type } };
           if (vErrors === null) {
             vErrors = [err27];
           }
@@ -2160,7 +3074,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom5 !== undefined) {
         let data9 = data.custom5;
         if ((typeof data9 !== "string") && (data9 !== null)) {
-          const err29 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema26.properties.custom5.type } };
+          const err29 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema28.properties.custom5.type } };
           if (vErrors === null) {
             vErrors = [err29];
           }
@@ -2275,19 +3189,19 @@ const bodyValidators = (function(exports, require) {
       }
       errors++;
     }
-    validate61.errors = vErrors;
+    validate64.errors = vErrors;
     return errors === 0;
   }
-  validate61.evaluated = { "props": { "id": true, "description": true, "comment": true, "billable": true, "active": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "timeEntries": true }, "dynamicProps": false, "dynamicItems": false };
+  validate64.evaluated = { "props": { "id": true, "description": true, "comment": true, "billable": true, "active": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "timeEntries": true }, "dynamicProps": false, "dynamicItems": false };
 
-  const schema27 = { "$id": "User", "type": "object", "description": "User, as the REST face returns it.", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "title": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "firstName": { "type": "string", "maxLength": 80, "description": "At most 80 characters. Set by the service; read-only.", "readOnly": true }, "lastName": { "type": "string", "maxLength": 80, "description": "At most 80 characters. Set by the service; read-only.", "readOnly": true }, "email": { "type": "string", "maxLength": 80, "description": "At most 80 characters. Set by the service; read-only.", "readOnly": true }, "language": { "type": "string", "maxLength": 2, "description": "At most 2 characters. Set by the service; read-only.", "readOnly": true }, "accessRights": { "$ref": "UserAccessRights", "description": "Coded values: 10 = StandardUser, 20 = Administrator. Set by the service; read-only.", "readOnly": true }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters. Set by the service; read-only.", "readOnly": true }, "active": { "type": "boolean", "description": "Set by the service; read-only.", "readOnly": true }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "timeEntries": { "type": "array", "items": { "$ref": "TimeEntry" }, "description": "The related TimeEntry items, present only when expanded (`expand=timeEntries`)." } }, "required": ["id", "title", "firstName", "lastName", "email", "language", "accessRights", "comment", "active", "custom1", "custom2", "custom3", "custom4", "custom5", "lastChangeTime", "lastChangeAuthor"] };
-  const schema28 = { "$id": "UserAccessRights", "type": "integer", "enum": [10, 20], "description": "Coded values of User.AccessRights: 10 = StandardUser, 20 = Administrator." };
+  const schema29 = { "$id": "User", "type": "object", "description": "User, as the REST face returns it.", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "title": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "firstName": { "type": "string", "maxLength": 80, "description": "At most 80 characters. Set by the service; read-only.", "readOnly": true }, "lastName": { "type": "string", "maxLength": 80, "description": "At most 80 characters. Set by the service; read-only.", "readOnly": true }, "email": { "type": "string", "maxLength": 80, "description": "At most 80 characters. Set by the service; read-only.", "readOnly": true }, "language": { "type": "string", "maxLength": 2, "description": "At most 2 characters. Set by the service; read-only.", "readOnly": true }, "accessRights": { "$ref": "UserAccessRights", "description": "Coded values: 10 = StandardUser, 20 = Administrator. Set by the service; read-only.", "readOnly": true }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters. Set by the service; read-only.", "readOnly": true }, "active": { "type": "boolean", "description": "Set by the service; read-only.", "readOnly": true }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "timeEntries": { "type": "array", "items": { "$ref": "TimeEntry" }, "description": "The related TimeEntry items, present only when expanded (`expand=timeEntries`)." } }, "required": ["id", "title", "firstName", "lastName", "email", "language", "accessRights", "comment", "active", "custom1", "custom2", "custom3", "custom4", "custom5", "lastChangeTime", "lastChangeAuthor"] };
+  const schema30 = { "$id": "UserAccessRights", "type": "integer", "enum": [10, 20], "description": "Coded values of User.AccessRights: 10 = StandardUser, 20 = Administrator." };
 
-  function validate64(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  function validate67(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
 /*# sourceURL="UserAccessRights" */;
     let vErrors = null;
     let errors = 0;
-    const evaluated0 = validate64.evaluated;
+    const evaluated0 = validate67.evaluated;
     if (evaluated0.dynamicProps) {
       evaluated0.props = undefined;
     }
@@ -2305,7 +3219,7 @@ const bodyValidators = (function(exports, require) {
       errors++;
     }
     if (!((data === 10) || (data === 20))) {
-      const err1 = { instancePath, schemaPath: "#/enum", keyword: "enum", params: { allowedValues: schema28.enum } };
+      const err1 = { instancePath, schemaPath: "#/enum", keyword: "enum", params: { allowedValues: schema30.enum } };
       if (vErrors === null) {
         vErrors = [err1];
       }
@@ -2314,17 +3228,17 @@ const bodyValidators = (function(exports, require) {
       }
       errors++;
     }
-    validate64.errors = vErrors;
+    validate67.errors = vErrors;
     return errors === 0;
   }
-  validate64.evaluated = { "dynamicProps": false, "dynamicItems": false };
+  validate67.evaluated = { "dynamicProps": false, "dynamicItems": false };
 
 
-  function validate63(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  function validate66(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
 /*# sourceURL="User" */;
     let vErrors = null;
     let errors = 0;
-    const evaluated0 = validate63.evaluated;
+    const evaluated0 = validate66.evaluated;
     if (evaluated0.dynamicProps) {
       evaluated0.props = undefined;
     }
@@ -2530,7 +3444,7 @@ const bodyValidators = (function(exports, require) {
       if (data.title !== undefined) {
         let data1 = data.title;
         if ((typeof data1 !== "string") && (data1 !== null)) {
-          const err19 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: schema27.properties.title.type } };
+          const err19 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: schema29.properties.title.type } };
           if (vErrors === null) {
             vErrors = [err19];
           }
@@ -2653,15 +3567,15 @@ const bodyValidators = (function(exports, require) {
         }
       }
       if (data.accessRights !== undefined) {
-        if (!(validate64(data.accessRights, { instancePath: instancePath + "/accessRights", parentData: data, parentDataProperty: "accessRights", rootData, dynamicAnchors }))) {
-          vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+        if (!(validate67(data.accessRights, { instancePath: instancePath + "/accessRights", parentData: data, parentDataProperty: "accessRights", rootData, dynamicAnchors }))) {
+          vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
           errors = vErrors.length;
         }
       }
       if (data.comment !== undefined) {
         let data7 = data.comment;
         if ((typeof data7 !== "string") && (data7 !== null)) {
-          const err29 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema27.properties.comment.type } };
+          const err29 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema29.properties.comment.type } };
           if (vErrors === null) {
             vErrors = [err29];
           }
@@ -2698,7 +3612,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom1 !== undefined) {
         let data9 = data.custom1;
         if ((typeof data9 !== "string") && (data9 !== null)) {
-          const err32 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema27.properties.custom1.type } };
+          const err32 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema29.properties.custom1.type } };
           if (vErrors === null) {
             vErrors = [err32];
           }
@@ -2723,7 +3637,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom2 !== undefined) {
         let data10 = data.custom2;
         if ((typeof data10 !== "string") && (data10 !== null)) {
-          const err34 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema27.properties.custom2.type } };
+          const err34 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema29.properties.custom2.type } };
           if (vErrors === null) {
             vErrors = [err34];
           }
@@ -2748,7 +3662,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom3 !== undefined) {
         let data11 = data.custom3;
         if ((typeof data11 !== "string") && (data11 !== null)) {
-          const err36 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema27.properties.custom3.type } };
+          const err36 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema29.properties.custom3.type } };
           if (vErrors === null) {
             vErrors = [err36];
           }
@@ -2773,7 +3687,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom4 !== undefined) {
         let data12 = data.custom4;
         if ((typeof data12 !== "string") && (data12 !== null)) {
-          const err38 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema27.properties.custom4.type } };
+          const err38 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema29.properties.custom4.type } };
           if (vErrors === null) {
             vErrors = [err38];
           }
@@ -2798,7 +3712,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom5 !== undefined) {
         let data13 = data.custom5;
         if ((typeof data13 !== "string") && (data13 !== null)) {
-          const err40 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema27.properties.custom5.type } };
+          const err40 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema29.properties.custom5.type } };
           if (vErrors === null) {
             vErrors = [err40];
           }
@@ -2913,18 +3827,18 @@ const bodyValidators = (function(exports, require) {
       }
       errors++;
     }
-    validate63.errors = vErrors;
+    validate66.errors = vErrors;
     return errors === 0;
   }
-  validate63.evaluated = { "props": { "id": true, "title": true, "firstName": true, "lastName": true, "email": true, "language": true, "accessRights": true, "comment": true, "active": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "timeEntries": true }, "dynamicProps": false, "dynamicItems": false };
+  validate66.evaluated = { "props": { "id": true, "title": true, "firstName": true, "lastName": true, "email": true, "language": true, "accessRights": true, "comment": true, "active": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "timeEntries": true }, "dynamicProps": false, "dynamicItems": false };
 
-  const wrapper1 = { validate: validate57 };
+  const wrapper1 = { validate: validate60 };
 
-  function validate58(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  function validate61(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
 /*# sourceURL="TimeEntry" */;
     let vErrors = null;
     let errors = 0;
-    const evaluated0 = validate58.evaluated;
+    const evaluated0 = validate61.evaluated;
     if (evaluated0.dynamicProps) {
       evaluated0.props = undefined;
     }
@@ -3188,8 +4102,8 @@ const bodyValidators = (function(exports, require) {
         }
       }
       if (data.typeId !== undefined) {
-        if (!(validate59(data.typeId, { instancePath: instancePath + "/typeId", parentData: data, parentDataProperty: "typeId", rootData, dynamicAnchors }))) {
-          vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+        if (!(validate62(data.typeId, { instancePath: instancePath + "/typeId", parentData: data, parentDataProperty: "typeId", rootData, dynamicAnchors }))) {
+          vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
           errors = vErrors.length;
         }
       }
@@ -3266,7 +4180,7 @@ const bodyValidators = (function(exports, require) {
       if (data.taskId !== undefined) {
         let data4 = data.taskId;
         if ((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)) {
-          const err31 = { instancePath: instancePath + "/taskId", schemaPath: "#/properties/taskId/type", keyword: "type", params: { type: schema24.properties.taskId.type } };
+          const err31 = { instancePath: instancePath + "/taskId", schemaPath: "#/properties/taskId/type", keyword: "type", params: { type: schema26.properties.taskId.type } };
           if (vErrors === null) {
             vErrors = [err31];
           }
@@ -3326,7 +4240,7 @@ const bodyValidators = (function(exports, require) {
       if (data.endTime !== undefined) {
         let data6 = data.endTime;
         if ((typeof data6 !== "string") && (data6 !== null)) {
-          const err36 = { instancePath: instancePath + "/endTime", schemaPath: "#/properties/endTime/type", keyword: "type", params: { type: schema24.properties.endTime.type } };
+          const err36 = { instancePath: instancePath + "/endTime", schemaPath: "#/properties/endTime/type", keyword: "type", params: { type: schema26.properties.endTime.type } };
           if (vErrors === null) {
             vErrors = [err36];
           }
@@ -3411,7 +4325,7 @@ const bodyValidators = (function(exports, require) {
       if (data.comment !== undefined) {
         let data9 = data.comment;
         if ((typeof data9 !== "string") && (data9 !== null)) {
-          const err43 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema24.properties.comment.type } };
+          const err43 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema26.properties.comment.type } };
           if (vErrors === null) {
             vErrors = [err43];
           }
@@ -3472,7 +4386,7 @@ const bodyValidators = (function(exports, require) {
       if (data.revenuePerHour !== undefined) {
         let data13 = data.revenuePerHour;
         if ((typeof data13 !== "string") && (data13 !== null)) {
-          const err48 = { instancePath: instancePath + "/revenuePerHour", schemaPath: "#/properties/revenuePerHour/type", keyword: "type", params: { type: schema24.properties.revenuePerHour.type } };
+          const err48 = { instancePath: instancePath + "/revenuePerHour", schemaPath: "#/properties/revenuePerHour/type", keyword: "type", params: { type: schema26.properties.revenuePerHour.type } };
           if (vErrors === null) {
             vErrors = [err48];
           }
@@ -3497,7 +4411,7 @@ const bodyValidators = (function(exports, require) {
       if (data.revenueTotal !== undefined) {
         let data14 = data.revenueTotal;
         if ((typeof data14 !== "string") && (data14 !== null)) {
-          const err50 = { instancePath: instancePath + "/revenueTotal", schemaPath: "#/properties/revenueTotal/type", keyword: "type", params: { type: schema24.properties.revenueTotal.type } };
+          const err50 = { instancePath: instancePath + "/revenueTotal", schemaPath: "#/properties/revenueTotal/type", keyword: "type", params: { type: schema26.properties.revenueTotal.type } };
           if (vErrors === null) {
             vErrors = [err50];
           }
@@ -3522,7 +4436,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom1 !== undefined) {
         let data15 = data.custom1;
         if ((typeof data15 !== "string") && (data15 !== null)) {
-          const err52 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema24.properties.custom1.type } };
+          const err52 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema26.properties.custom1.type } };
           if (vErrors === null) {
             vErrors = [err52];
           }
@@ -3547,7 +4461,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom2 !== undefined) {
         let data16 = data.custom2;
         if ((typeof data16 !== "string") && (data16 !== null)) {
-          const err54 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema24.properties.custom2.type } };
+          const err54 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema26.properties.custom2.type } };
           if (vErrors === null) {
             vErrors = [err54];
           }
@@ -3572,7 +4486,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom3 !== undefined) {
         let data17 = data.custom3;
         if ((typeof data17 !== "string") && (data17 !== null)) {
-          const err56 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema24.properties.custom3.type } };
+          const err56 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema26.properties.custom3.type } };
           if (vErrors === null) {
             vErrors = [err56];
           }
@@ -3597,7 +4511,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom4 !== undefined) {
         let data18 = data.custom4;
         if ((typeof data18 !== "string") && (data18 !== null)) {
-          const err58 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema24.properties.custom4.type } };
+          const err58 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema26.properties.custom4.type } };
           if (vErrors === null) {
             vErrors = [err58];
           }
@@ -3622,7 +4536,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom5 !== undefined) {
         let data19 = data.custom5;
         if ((typeof data19 !== "string") && (data19 !== null)) {
-          const err60 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema24.properties.custom5.type } };
+          const err60 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema26.properties.custom5.type } };
           if (vErrors === null) {
             vErrors = [err60];
           }
@@ -3755,8 +4669,8 @@ const bodyValidators = (function(exports, require) {
         const _errs50 = errors;
         let valid2 = false;
         const _errs51 = errors;
-        if (!(validate61(data23, { instancePath: instancePath + "/task", parentData: data, parentDataProperty: "task", rootData, dynamicAnchors }))) {
-          vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
+        if (!(validate64(data23, { instancePath: instancePath + "/task", parentData: data, parentDataProperty: "task", rootData, dynamicAnchors }))) {
+          vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
           errors = vErrors.length;
         }
         var _valid1 = _errs51 === errors;
@@ -3817,8 +4731,8 @@ const bodyValidators = (function(exports, require) {
         const _errs55 = errors;
         let valid3 = false;
         const _errs56 = errors;
-        if (!(validate63(data24, { instancePath: instancePath + "/user", parentData: data, parentDataProperty: "user", rootData, dynamicAnchors }))) {
-          vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
+        if (!(validate66(data24, { instancePath: instancePath + "/user", parentData: data, parentDataProperty: "user", rootData, dynamicAnchors }))) {
+          vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
           errors = vErrors.length;
         }
         var _valid2 = _errs56 === errors;
@@ -3889,17 +4803,17 @@ const bodyValidators = (function(exports, require) {
       }
       errors++;
     }
-    validate58.errors = vErrors;
+    validate61.errors = vErrors;
     return errors === 0;
   }
-  validate58.evaluated = { "props": { "id": true, "typeId": true, "userId": true, "projectId": true, "taskId": true, "startTime": true, "endTime": true, "durationSeconds": true, "durationString": true, "comment": true, "billable": true, "locked": true, "isEditable": true, "revenuePerHour": true, "revenueTotal": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "project": true, "task": true, "user": true }, "dynamicProps": false, "dynamicItems": false };
+  validate61.evaluated = { "props": { "id": true, "typeId": true, "userId": true, "projectId": true, "taskId": true, "startTime": true, "endTime": true, "durationSeconds": true, "durationString": true, "comment": true, "billable": true, "locked": true, "isEditable": true, "revenuePerHour": true, "revenueTotal": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "project": true, "task": true, "user": true }, "dynamicProps": false, "dynamicItems": false };
 
 
-  function validate57(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  function validate60(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
 /*# sourceURL="Project" */;
     let vErrors = null;
     let errors = 0;
-    const evaluated0 = validate57.evaluated;
+    const evaluated0 = validate60.evaluated;
     if (evaluated0.dynamicProps) {
       evaluated0.props = undefined;
     }
@@ -4152,7 +5066,7 @@ const bodyValidators = (function(exports, require) {
       if (data.comment !== undefined) {
         let data3 = data.comment;
         if ((typeof data3 !== "string") && (data3 !== null)) {
-          const err23 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema23.properties.comment.type } };
+          const err23 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema25.properties.comment.type } };
           if (vErrors === null) {
             vErrors = [err23];
           }
@@ -4177,7 +5091,7 @@ const bodyValidators = (function(exports, require) {
       if (data.timeBudget !== undefined) {
         let data4 = data.timeBudget;
         if ((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)) {
-          const err25 = { instancePath: instancePath + "/timeBudget", schemaPath: "#/properties/timeBudget/type", keyword: "type", params: { type: schema23.properties.timeBudget.type } };
+          const err25 = { instancePath: instancePath + "/timeBudget", schemaPath: "#/properties/timeBudget/type", keyword: "type", params: { type: schema25.properties.timeBudget.type } };
           if (vErrors === null) {
             vErrors = [err25];
           }
@@ -4212,7 +5126,7 @@ const bodyValidators = (function(exports, require) {
       if (data.clientId !== undefined) {
         let data5 = data.clientId;
         if ((!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))) && (data5 !== null)) {
-          const err28 = { instancePath: instancePath + "/clientId", schemaPath: "#/properties/clientId/type", keyword: "type", params: { type: schema23.properties.clientId.type } };
+          const err28 = { instancePath: instancePath + "/clientId", schemaPath: "#/properties/clientId/type", keyword: "type", params: { type: schema25.properties.clientId.type } };
           if (vErrors === null) {
             vErrors = [err28];
           }
@@ -4247,7 +5161,7 @@ const bodyValidators = (function(exports, require) {
       if (data.hourlyRate !== undefined) {
         let data6 = data.hourlyRate;
         if ((typeof data6 !== "string") && (data6 !== null)) {
-          const err31 = { instancePath: instancePath + "/hourlyRate", schemaPath: "#/properties/hourlyRate/type", keyword: "type", params: { type: schema23.properties.hourlyRate.type } };
+          const err31 = { instancePath: instancePath + "/hourlyRate", schemaPath: "#/properties/hourlyRate/type", keyword: "type", params: { type: schema25.properties.hourlyRate.type } };
           if (vErrors === null) {
             vErrors = [err31];
           }
@@ -4284,7 +5198,7 @@ const bodyValidators = (function(exports, require) {
       if (data.assignedUsers !== undefined) {
         let data8 = data.assignedUsers;
         if ((typeof data8 !== "string") && (data8 !== null)) {
-          const err34 = { instancePath: instancePath + "/assignedUsers", schemaPath: "#/properties/assignedUsers/type", keyword: "type", params: { type: schema23.properties.assignedUsers.type } };
+          const err34 = { instancePath: instancePath + "/assignedUsers", schemaPath: "#/properties/assignedUsers/type", keyword: "type", params: { type: schema25.properties.assignedUsers.type } };
           if (vErrors === null) {
             vErrors = [err34];
           }
@@ -4309,7 +5223,7 @@ const bodyValidators = (function(exports, require) {
       if (data.assignedTasks !== undefined) {
         let data9 = data.assignedTasks;
         if ((typeof data9 !== "string") && (data9 !== null)) {
-          const err36 = { instancePath: instancePath + "/assignedTasks", schemaPath: "#/properties/assignedTasks/type", keyword: "type", params: { type: schema23.properties.assignedTasks.type } };
+          const err36 = { instancePath: instancePath + "/assignedTasks", schemaPath: "#/properties/assignedTasks/type", keyword: "type", params: { type: schema25.properties.assignedTasks.type } };
           if (vErrors === null) {
             vErrors = [err36];
           }
@@ -4334,7 +5248,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom1 !== undefined) {
         let data10 = data.custom1;
         if ((typeof data10 !== "string") && (data10 !== null)) {
-          const err38 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema23.properties.custom1.type } };
+          const err38 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema25.properties.custom1.type } };
           if (vErrors === null) {
             vErrors = [err38];
           }
@@ -4359,7 +5273,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom2 !== undefined) {
         let data11 = data.custom2;
         if ((typeof data11 !== "string") && (data11 !== null)) {
-          const err40 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema23.properties.custom2.type } };
+          const err40 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema25.properties.custom2.type } };
           if (vErrors === null) {
             vErrors = [err40];
           }
@@ -4384,7 +5298,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom3 !== undefined) {
         let data12 = data.custom3;
         if ((typeof data12 !== "string") && (data12 !== null)) {
-          const err42 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema23.properties.custom3.type } };
+          const err42 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema25.properties.custom3.type } };
           if (vErrors === null) {
             vErrors = [err42];
           }
@@ -4409,7 +5323,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom4 !== undefined) {
         let data13 = data.custom4;
         if ((typeof data13 !== "string") && (data13 !== null)) {
-          const err44 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema23.properties.custom4.type } };
+          const err44 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema25.properties.custom4.type } };
           if (vErrors === null) {
             vErrors = [err44];
           }
@@ -4434,7 +5348,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom5 !== undefined) {
         let data14 = data.custom5;
         if ((typeof data14 !== "string") && (data14 !== null)) {
-          const err46 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema23.properties.custom5.type } };
+          const err46 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema25.properties.custom5.type } };
           if (vErrors === null) {
             vErrors = [err46];
           }
@@ -4567,8 +5481,8 @@ const bodyValidators = (function(exports, require) {
         if (Array.isArray(data18)) {
           const len0 = data18.length;
           for (let i0 = 0; i0 < len0; i0++) {
-            if (!(validate58(data18[i0], { instancePath: instancePath + "/timeEntries/" + i0, parentData: data18, parentDataProperty: i0, rootData, dynamicAnchors }))) {
-              vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+            if (!(validate61(data18[i0], { instancePath: instancePath + "/timeEntries/" + i0, parentData: data18, parentDataProperty: i0, rootData, dynamicAnchors }))) {
+              vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
               errors = vErrors.length;
             }
           }
@@ -4595,17 +5509,17 @@ const bodyValidators = (function(exports, require) {
       }
       errors++;
     }
-    validate57.errors = vErrors;
+    validate60.errors = vErrors;
     return errors === 0;
   }
-  validate57.evaluated = { "props": { "id": true, "name": true, "active": true, "comment": true, "timeBudget": true, "clientId": true, "hourlyRate": true, "assignedToCurrentUser": true, "assignedUsers": true, "assignedTasks": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "client": true, "timeEntries": true }, "dynamicProps": false, "dynamicItems": false };
+  validate60.evaluated = { "props": { "id": true, "name": true, "active": true, "comment": true, "timeBudget": true, "clientId": true, "hourlyRate": true, "assignedToCurrentUser": true, "assignedUsers": true, "assignedTasks": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "client": true, "timeEntries": true }, "dynamicProps": false, "dynamicItems": false };
 
 
-  function validate56(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  function validate59(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
 /*# sourceURL="Client" */;
     let vErrors = null;
     let errors = 0;
-    const evaluated0 = validate56.evaluated;
+    const evaluated0 = validate59.evaluated;
     if (evaluated0.dynamicProps) {
       evaluated0.props = undefined;
     }
@@ -4796,7 +5710,7 @@ const bodyValidators = (function(exports, require) {
       if (data.comment !== undefined) {
         let data2 = data.comment;
         if ((typeof data2 !== "string") && (data2 !== null)) {
-          const err17 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema22.properties.comment.type } };
+          const err17 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema24.properties.comment.type } };
           if (vErrors === null) {
             vErrors = [err17];
           }
@@ -4845,7 +5759,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom1 !== undefined) {
         let data5 = data.custom1;
         if ((typeof data5 !== "string") && (data5 !== null)) {
-          const err21 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema22.properties.custom1.type } };
+          const err21 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema24.properties.custom1.type } };
           if (vErrors === null) {
             vErrors = [err21];
           }
@@ -4870,7 +5784,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom2 !== undefined) {
         let data6 = data.custom2;
         if ((typeof data6 !== "string") && (data6 !== null)) {
-          const err23 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema22.properties.custom2.type } };
+          const err23 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema24.properties.custom2.type } };
           if (vErrors === null) {
             vErrors = [err23];
           }
@@ -4895,7 +5809,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom3 !== undefined) {
         let data7 = data.custom3;
         if ((typeof data7 !== "string") && (data7 !== null)) {
-          const err25 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema22.properties.custom3.type } };
+          const err25 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema24.properties.custom3.type } };
           if (vErrors === null) {
             vErrors = [err25];
           }
@@ -4920,7 +5834,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom4 !== undefined) {
         let data8 = data.custom4;
         if ((typeof data8 !== "string") && (data8 !== null)) {
-          const err27 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema22.properties.custom4.type } };
+          const err27 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema24.properties.custom4.type } };
           if (vErrors === null) {
             vErrors = [err27];
           }
@@ -4945,7 +5859,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom5 !== undefined) {
         let data9 = data.custom5;
         if ((typeof data9 !== "string") && (data9 !== null)) {
-          const err29 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema22.properties.custom5.type } };
+          const err29 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema24.properties.custom5.type } };
           if (vErrors === null) {
             vErrors = [err29];
           }
@@ -5032,8 +5946,8 @@ const bodyValidators = (function(exports, require) {
         if (Array.isArray(data12)) {
           const len0 = data12.length;
           for (let i0 = 0; i0 < len0; i0++) {
-            if (!(validate57(data12[i0], { instancePath: instancePath + "/projects/" + i0, parentData: data12, parentDataProperty: i0, rootData, dynamicAnchors }))) {
-              vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+            if (!(validate60(data12[i0], { instancePath: instancePath + "/projects/" + i0, parentData: data12, parentDataProperty: i0, rootData, dynamicAnchors }))) {
+              vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
               errors = vErrors.length;
             }
           }
@@ -5060,19 +5974,19 @@ const bodyValidators = (function(exports, require) {
       }
       errors++;
     }
-    validate56.errors = vErrors;
+    validate59.errors = vErrors;
     return errors === 0;
   }
-  validate56.evaluated = { "props": { "id": true, "name": true, "comment": true, "active": true, "assignedToCurrentUser": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "projects": true }, "dynamicProps": false, "dynamicItems": false };
+  validate59.evaluated = { "props": { "id": true, "name": true, "comment": true, "active": true, "assignedToCurrentUser": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "projects": true }, "dynamicProps": false, "dynamicItems": false };
 
-  exports.ClientCreate = validate69;
-  const schema29 = { "$id": "ClientCreate", "type": "object", "description": "A new Client: the properties a create may set.", "properties": { "name": { "type": "string", "maxLength": 50, "description": "At most 50 characters." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "active": { "type": "boolean", "description": "Default when omitted on create: false.", "default": false }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." } }, "required": ["name"], "additionalProperties": false };
+  exports.ClientCreate = validate72;
+  const schema31 = { "$id": "ClientCreate", "type": "object", "description": "A new Client: the properties a create may set.", "properties": { "name": { "type": "string", "maxLength": 50, "description": "At most 50 characters." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "active": { "type": "boolean", "description": "Default when omitted on create: false.", "default": false }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." } }, "required": ["name"], "additionalProperties": false };
 
-  function validate69(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  function validate72(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
 /*# sourceURL="ClientCreate" */;
     let vErrors = null;
     let errors = 0;
-    const evaluated0 = validate69.evaluated;
+    const evaluated0 = validate72.evaluated;
     if (evaluated0.dynamicProps) {
       evaluated0.props = undefined;
     }
@@ -5130,7 +6044,7 @@ const bodyValidators = (function(exports, require) {
       if (data.comment !== undefined) {
         let data1 = data.comment;
         if ((typeof data1 !== "string") && (data1 !== null)) {
-          const err4 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema29.properties.comment.type } };
+          const err4 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema31.properties.comment.type } };
           if (vErrors === null) {
             vErrors = [err4];
           }
@@ -5167,7 +6081,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom1 !== undefined) {
         let data3 = data.custom1;
         if ((typeof data3 !== "string") && (data3 !== null)) {
-          const err7 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema29.properties.custom1.type } };
+          const err7 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema31.properties.custom1.type } };
           if (vErrors === null) {
             vErrors = [err7];
           }
@@ -5192,7 +6106,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom2 !== undefined) {
         let data4 = data.custom2;
         if ((typeof data4 !== "string") && (data4 !== null)) {
-          const err9 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema29.properties.custom2.type } };
+          const err9 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema31.properties.custom2.type } };
           if (vErrors === null) {
             vErrors = [err9];
           }
@@ -5217,7 +6131,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom3 !== undefined) {
         let data5 = data.custom3;
         if ((typeof data5 !== "string") && (data5 !== null)) {
-          const err11 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema29.properties.custom3.type } };
+          const err11 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema31.properties.custom3.type } };
           if (vErrors === null) {
             vErrors = [err11];
           }
@@ -5242,7 +6156,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom4 !== undefined) {
         let data6 = data.custom4;
         if ((typeof data6 !== "string") && (data6 !== null)) {
-          const err13 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema29.properties.custom4.type } };
+          const err13 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema31.properties.custom4.type } };
           if (vErrors === null) {
             vErrors = [err13];
           }
@@ -5267,7 +6181,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom5 !== undefined) {
         let data7 = data.custom5;
         if ((typeof data7 !== "string") && (data7 !== null)) {
-          const err15 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema29.properties.custom5.type } };
+          const err15 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema31.properties.custom5.type } };
           if (vErrors === null) {
             vErrors = [err15];
           }
@@ -5300,19 +6214,19 @@ const bodyValidators = (function(exports, require) {
       }
       errors++;
     }
-    validate69.errors = vErrors;
+    validate72.errors = vErrors;
     return errors === 0;
   }
-  validate69.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+  validate72.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
-  exports.ClientList = validate70;
-  const schema30 = { "$id": "ClientList", "type": "object", "description": "A page of Client items.", "properties": { "items": { "type": "array", "items": { "$ref": "Client" } }, "next": { "type": ["string", "null"], "description": "Relative URL of the next page (`/api/v1/...?cursor=...`), or null on the last page." }, "total": { "type": "integer", "minimum": 0, "description": "Number of all matching items; only with `count=true`." } }, "required": ["items", "next"] };
+  exports.ClientList = validate73;
+  const schema32 = { "$id": "ClientList", "type": "object", "description": "A page of Client items.", "properties": { "items": { "type": "array", "items": { "$ref": "Client" } }, "next": { "type": ["string", "null"], "description": "Relative URL of the next page (`/api/v1/...?cursor=...`), or null on the last page." }, "total": { "type": "integer", "minimum": 0, "description": "Number of all matching items; only with `count=true`." } }, "required": ["items", "next"] };
 
-  function validate70(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  function validate73(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
 /*# sourceURL="ClientList" */;
     let vErrors = null;
     let errors = 0;
-    const evaluated0 = validate70.evaluated;
+    const evaluated0 = validate73.evaluated;
     if (evaluated0.dynamicProps) {
       evaluated0.props = undefined;
     }
@@ -5345,8 +6259,8 @@ const bodyValidators = (function(exports, require) {
         if (Array.isArray(data0)) {
           const len0 = data0.length;
           for (let i0 = 0; i0 < len0; i0++) {
-            if (!(validate56(data0[i0], { instancePath: instancePath + "/items/" + i0, parentData: data0, parentDataProperty: i0, rootData, dynamicAnchors }))) {
-              vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+            if (!(validate59(data0[i0], { instancePath: instancePath + "/items/" + i0, parentData: data0, parentDataProperty: i0, rootData, dynamicAnchors }))) {
+              vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
               errors = vErrors.length;
             }
           }
@@ -5365,7 +6279,7 @@ const bodyValidators = (function(exports, require) {
       if (data.next !== undefined) {
         let data2 = data.next;
         if ((typeof data2 !== "string") && (data2 !== null)) {
-          const err3 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/type", keyword: "type", params: { type: schema30.properties.next.type } };
+          const err3 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/type", keyword: "type", params: { type: schema32.properties.next.type } };
           if (vErrors === null) {
             vErrors = [err3];
           }
@@ -5411,19 +6325,2559 @@ const bodyValidators = (function(exports, require) {
       }
       errors++;
     }
-    validate70.errors = vErrors;
+    validate73.errors = vErrors;
     return errors === 0;
   }
-  validate70.evaluated = { "props": { "items": true, "next": true, "total": true }, "dynamicProps": false, "dynamicItems": false };
+  validate73.evaluated = { "props": { "items": true, "next": true, "total": true }, "dynamicProps": false, "dynamicItems": false };
 
-  exports.ClientUpdate = validate72;
-  const schema31 = { "$id": "ClientUpdate", "type": "object", "description": "Changes to a Client (JSON merge patch): only the properties given are changed; null clears a nullable property.", "properties": { "name": { "type": "string", "maxLength": 50, "description": "At most 50 characters." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "active": { "type": "boolean", "description": "Default when omitted on create: false." }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." } }, "additionalProperties": false };
+  exports.ClientSelection = validate75;
+  const schema33 = { "$id": "ClientSelection", "type": "object", "description": "Client as a read returns it when `select` is given: only the selected properties and the expanded navigations (nested selects such as `client/name` give partial related items).", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "name": { "type": "string", "maxLength": 50, "description": "At most 50 characters." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "active": { "type": "boolean", "description": "Default when omitted on create: false." }, "assignedToCurrentUser": { "type": "boolean", "description": "Set by the service; read-only.", "readOnly": true }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "projects": { "type": "array", "items": { "$ref": "ProjectSelection" }, "description": "The related Project items, present only when expanded (`expand=projects`)." } } };
+  const schema34 = { "$id": "ProjectSelection", "type": "object", "description": "Project as a read returns it when `select` is given: only the selected properties and the expanded navigations (nested selects such as `client/name` give partial related items).", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "name": { "type": "string", "maxLength": 50, "description": "At most 50 characters." }, "active": { "type": "boolean", "description": "Default when omitted on create: false." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "timeBudget": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "clientId": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "hourlyRate": { "type": ["string", "null"], "pattern": "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "description": "A decimal number as a string with at most 16 digits before and at most 2 after the decimal point." }, "assignedToCurrentUser": { "type": "boolean", "description": "Set by the service; read-only.", "readOnly": true }, "assignedUsers": { "type": ["string", "null"], "maxLength": 4000, "description": "At most 4000 characters." }, "assignedTasks": { "type": ["string", "null"], "maxLength": 4000, "description": "At most 4000 characters." }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "client": { "anyOf": [{ "$ref": "ClientSelection" }, { "type": "null" }], "description": "The related Client (or null), present only when expanded (`expand=client`)." }, "timeEntries": { "type": "array", "items": { "$ref": "TimeEntrySelection" }, "description": "The related TimeEntry items, present only when expanded (`expand=timeEntries`)." } } };
+  const wrapper4 = { validate: validate75 };
+  const schema35 = { "$id": "TimeEntrySelection", "type": "object", "description": "TimeEntry as a read returns it when `select` is given: only the selected properties and the expanded navigations (nested selects such as `client/name` give partial related items).", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "typeId": { "$ref": "TimeEntryTypeId", "description": "Coded values: 1 = Duration, 2 = StartEnd. Default when omitted on create: 2." }, "userId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Filled in by the service when omitted on create." }, "projectId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "taskId": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "startTime": { "type": "string", "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z." }, "endTime": { "type": ["string", "null"], "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z." }, "durationSeconds": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "durationString": { "type": "string", "maxLength": 10, "description": "At most 10 characters. Set by the service; read-only.", "readOnly": true }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "billable": { "type": "boolean", "description": "Default when omitted on create: true." }, "locked": { "type": "boolean", "description": "Default when omitted on create: false." }, "isEditable": { "type": "boolean", "description": "Set by the service; read-only.", "readOnly": true }, "revenuePerHour": { "type": ["string", "null"], "pattern": "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "description": "A decimal number as a string with at most 16 digits before and at most 2 after the decimal point. Set by the service; read-only.", "readOnly": true }, "revenueTotal": { "type": ["string", "null"], "pattern": "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "description": "A decimal number as a string with at most 16 digits before and at most 2 after the decimal point. Set by the service; read-only.", "readOnly": true }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "project": { "anyOf": [{ "$ref": "ProjectSelection" }, { "type": "null" }], "description": "The related Project (or null), present only when expanded (`expand=project`)." }, "task": { "anyOf": [{ "$ref": "TaskSelection" }, { "type": "null" }], "description": "The related Task (or null), present only when expanded (`expand=task`)." }, "user": { "anyOf": [{ "$ref": "UserSelection" }, { "type": "null" }], "description": "The related User (or null), present only when expanded (`expand=user`)." } } };
+  const schema36 = { "$id": "TaskSelection", "type": "object", "description": "Task as a read returns it when `select` is given: only the selected properties and the expanded navigations (nested selects such as `client/name` give partial related items).", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "description": { "type": "string", "maxLength": 100, "description": "At most 100 characters." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "billable": { "type": "boolean", "description": "Default when omitted on create: true." }, "active": { "type": "boolean", "description": "Default when omitted on create: true." }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "timeEntries": { "type": "array", "items": { "$ref": "TimeEntrySelection" }, "description": "The related TimeEntry items, present only when expanded (`expand=timeEntries`)." } } };
+  const wrapper6 = { validate: validate77 };
 
-  function validate72(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  function validate79(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+/*# sourceURL="TaskSelection" */;
+    let vErrors = null;
+    let errors = 0;
+    const evaluated0 = validate79.evaluated;
+    if (evaluated0.dynamicProps) {
+      evaluated0.props = undefined;
+    }
+    if (evaluated0.dynamicItems) {
+      evaluated0.items = undefined;
+    }
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      if (data.id !== undefined) {
+        let data0 = data.id;
+        if (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) {
+          const err0 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "integer" } };
+          if (vErrors === null) {
+            vErrors = [err0];
+          }
+          else {
+            vErrors.push(err0);
+          }
+          errors++;
+        }
+        if ((typeof data0 == "number") && (isFinite(data0))) {
+          if (data0 > 2147483647 || isNaN(data0)) {
+            const err1 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
+            if (vErrors === null) {
+              vErrors = [err1];
+            }
+            else {
+              vErrors.push(err1);
+            }
+            errors++;
+          }
+          if (data0 < -2147483648 || isNaN(data0)) {
+            const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err2];
+            }
+            else {
+              vErrors.push(err2);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.description !== undefined) {
+        let data1 = data.description;
+        if (typeof data1 === "string") {
+          if (func1(data1) > 100) {
+            const err3 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/maxLength", keyword: "maxLength", params: { limit: 100 } };
+            if (vErrors === null) {
+              vErrors = [err3];
+            }
+            else {
+              vErrors.push(err3);
+            }
+            errors++;
+          }
+        }
+        else {
+          const err4 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" } };
+          if (vErrors === null) {
+            vErrors = [err4];
+          }
+          else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+      }
+      if (data.comment !== undefined) {
+        let data2 = data.comment;
+        if ((typeof data2 !== "string") && (data2 !== null)) {
+          const err5 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema36.properties.comment.type } };
+          if (vErrors === null) {
+            vErrors = [err5];
+          }
+          else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
+        if (typeof data2 === "string") {
+          if (func1(data2) > 1500) {
+            const err6 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/maxLength", keyword: "maxLength", params: { limit: 1500 } };
+            if (vErrors === null) {
+              vErrors = [err6];
+            }
+            else {
+              vErrors.push(err6);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.billable !== undefined) {
+        if (typeof data.billable !== "boolean") {
+          const err7 = { instancePath: instancePath + "/billable", schemaPath: "#/properties/billable/type", keyword: "type", params: { type: "boolean" } };
+          if (vErrors === null) {
+            vErrors = [err7];
+          }
+          else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+      }
+      if (data.active !== undefined) {
+        if (typeof data.active !== "boolean") {
+          const err8 = { instancePath: instancePath + "/active", schemaPath: "#/properties/active/type", keyword: "type", params: { type: "boolean" } };
+          if (vErrors === null) {
+            vErrors = [err8];
+          }
+          else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+      }
+      if (data.custom1 !== undefined) {
+        let data5 = data.custom1;
+        if ((typeof data5 !== "string") && (data5 !== null)) {
+          const err9 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema36.properties.custom1.type } };
+          if (vErrors === null) {
+            vErrors = [err9];
+          }
+          else {
+            vErrors.push(err9);
+          }
+          errors++;
+        }
+        if (typeof data5 === "string") {
+          if (func1(data5) > 50) {
+            const err10 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err10];
+            }
+            else {
+              vErrors.push(err10);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.custom2 !== undefined) {
+        let data6 = data.custom2;
+        if ((typeof data6 !== "string") && (data6 !== null)) {
+          const err11 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema36.properties.custom2.type } };
+          if (vErrors === null) {
+            vErrors = [err11];
+          }
+          else {
+            vErrors.push(err11);
+          }
+          errors++;
+        }
+        if (typeof data6 === "string") {
+          if (func1(data6) > 50) {
+            const err12 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err12];
+            }
+            else {
+              vErrors.push(err12);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.custom3 !== undefined) {
+        let data7 = data.custom3;
+        if ((typeof data7 !== "string") && (data7 !== null)) {
+          const err13 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema36.properties.custom3.type } };
+          if (vErrors === null) {
+            vErrors = [err13];
+          }
+          else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+        if (typeof data7 === "string") {
+          if (func1(data7) > 50) {
+            const err14 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err14];
+            }
+            else {
+              vErrors.push(err14);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.custom4 !== undefined) {
+        let data8 = data.custom4;
+        if ((typeof data8 !== "string") && (data8 !== null)) {
+          const err15 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema36.properties.custom4.type } };
+          if (vErrors === null) {
+            vErrors = [err15];
+          }
+          else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
+        if (typeof data8 === "string") {
+          if (func1(data8) > 50) {
+            const err16 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err16];
+            }
+            else {
+              vErrors.push(err16);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.custom5 !== undefined) {
+        let data9 = data.custom5;
+        if ((typeof data9 !== "string") && (data9 !== null)) {
+          const err17 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema36.properties.custom5.type } };
+          if (vErrors === null) {
+            vErrors = [err17];
+          }
+          else {
+            vErrors.push(err17);
+          }
+          errors++;
+        }
+        if (typeof data9 === "string") {
+          if (func1(data9) > 50) {
+            const err18 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err18];
+            }
+            else {
+              vErrors.push(err18);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.lastChangeTime !== undefined) {
+        let data10 = data.lastChangeTime;
+        if (typeof data10 === "string") {
+          if (!(formats0.validate(data10))) {
+            const err19 = { instancePath: instancePath + "/lastChangeTime", schemaPath: "#/properties/lastChangeTime/format", keyword: "format", params: { format: "date-time" } };
+            if (vErrors === null) {
+              vErrors = [err19];
+            }
+            else {
+              vErrors.push(err19);
+            }
+            errors++;
+          }
+        }
+        else {
+          const err20 = { instancePath: instancePath + "/lastChangeTime", schemaPath: "#/properties/lastChangeTime/type", keyword: "type", params: { type: "string" } };
+          if (vErrors === null) {
+            vErrors = [err20];
+          }
+          else {
+            vErrors.push(err20);
+          }
+          errors++;
+        }
+      }
+      if (data.lastChangeAuthor !== undefined) {
+        let data11 = data.lastChangeAuthor;
+        if (!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))) {
+          const err21 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/type", keyword: "type", params: { type: "integer" } };
+          if (vErrors === null) {
+            vErrors = [err21];
+          }
+          else {
+            vErrors.push(err21);
+          }
+          errors++;
+        }
+        if ((typeof data11 == "number") && (isFinite(data11))) {
+          if (data11 > 2147483647 || isNaN(data11)) {
+            const err22 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
+            if (vErrors === null) {
+              vErrors = [err22];
+            }
+            else {
+              vErrors.push(err22);
+            }
+            errors++;
+          }
+          if (data11 < -2147483648 || isNaN(data11)) {
+            const err23 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err23];
+            }
+            else {
+              vErrors.push(err23);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.timeEntries !== undefined) {
+        let data12 = data.timeEntries;
+        if (Array.isArray(data12)) {
+          const len0 = data12.length;
+          for (let i0 = 0; i0 < len0; i0++) {
+            if (!(wrapper6.validate(data12[i0], { instancePath: instancePath + "/timeEntries/" + i0, parentData: data12, parentDataProperty: i0, rootData, dynamicAnchors }))) {
+              vErrors = vErrors === null ? wrapper6.validate.errors : vErrors.concat(wrapper6.validate.errors);
+              errors = vErrors.length;
+            }
+          }
+        }
+        else {
+          const err24 = { instancePath: instancePath + "/timeEntries", schemaPath: "#/properties/timeEntries/type", keyword: "type", params: { type: "array" } };
+          if (vErrors === null) {
+            vErrors = [err24];
+          }
+          else {
+            vErrors.push(err24);
+          }
+          errors++;
+        }
+      }
+    }
+    else {
+      const err25 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+      if (vErrors === null) {
+        vErrors = [err25];
+      }
+      else {
+        vErrors.push(err25);
+      }
+      errors++;
+    }
+    validate79.errors = vErrors;
+    return errors === 0;
+  }
+  validate79.evaluated = { "props": { "id": true, "description": true, "comment": true, "billable": true, "active": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "timeEntries": true }, "dynamicProps": false, "dynamicItems": false };
+
+  const schema37 = { "$id": "UserSelection", "type": "object", "description": "User as a read returns it when `select` is given: only the selected properties and the expanded navigations (nested selects such as `client/name` give partial related items).", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "title": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "firstName": { "type": "string", "maxLength": 80, "description": "At most 80 characters. Set by the service; read-only.", "readOnly": true }, "lastName": { "type": "string", "maxLength": 80, "description": "At most 80 characters. Set by the service; read-only.", "readOnly": true }, "email": { "type": "string", "maxLength": 80, "description": "At most 80 characters. Set by the service; read-only.", "readOnly": true }, "language": { "type": "string", "maxLength": 2, "description": "At most 2 characters. Set by the service; read-only.", "readOnly": true }, "accessRights": { "$ref": "UserAccessRights", "description": "Coded values: 10 = StandardUser, 20 = Administrator. Set by the service; read-only.", "readOnly": true }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters. Set by the service; read-only.", "readOnly": true }, "active": { "type": "boolean", "description": "Set by the service; read-only.", "readOnly": true }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "timeEntries": { "type": "array", "items": { "$ref": "TimeEntrySelection" }, "description": "The related TimeEntry items, present only when expanded (`expand=timeEntries`)." } } };
+
+  function validate81(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+/*# sourceURL="UserSelection" */;
+    let vErrors = null;
+    let errors = 0;
+    const evaluated0 = validate81.evaluated;
+    if (evaluated0.dynamicProps) {
+      evaluated0.props = undefined;
+    }
+    if (evaluated0.dynamicItems) {
+      evaluated0.items = undefined;
+    }
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      if (data.id !== undefined) {
+        let data0 = data.id;
+        if (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) {
+          const err0 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "integer" } };
+          if (vErrors === null) {
+            vErrors = [err0];
+          }
+          else {
+            vErrors.push(err0);
+          }
+          errors++;
+        }
+        if ((typeof data0 == "number") && (isFinite(data0))) {
+          if (data0 > 2147483647 || isNaN(data0)) {
+            const err1 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
+            if (vErrors === null) {
+              vErrors = [err1];
+            }
+            else {
+              vErrors.push(err1);
+            }
+            errors++;
+          }
+          if (data0 < -2147483648 || isNaN(data0)) {
+            const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err2];
+            }
+            else {
+              vErrors.push(err2);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.title !== undefined) {
+        let data1 = data.title;
+        if ((typeof data1 !== "string") && (data1 !== null)) {
+          const err3 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: schema37.properties.title.type } };
+          if (vErrors === null) {
+            vErrors = [err3];
+          }
+          else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (typeof data1 === "string") {
+          if (func1(data1) > 50) {
+            const err4 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err4];
+            }
+            else {
+              vErrors.push(err4);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.firstName !== undefined) {
+        let data2 = data.firstName;
+        if (typeof data2 === "string") {
+          if (func1(data2) > 80) {
+            const err5 = { instancePath: instancePath + "/firstName", schemaPath: "#/properties/firstName/maxLength", keyword: "maxLength", params: { limit: 80 } };
+            if (vErrors === null) {
+              vErrors = [err5];
+            }
+            else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+        else {
+          const err6 = { instancePath: instancePath + "/firstName", schemaPath: "#/properties/firstName/type", keyword: "type", params: { type: "string" } };
+          if (vErrors === null) {
+            vErrors = [err6];
+          }
+          else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+      }
+      if (data.lastName !== undefined) {
+        let data3 = data.lastName;
+        if (typeof data3 === "string") {
+          if (func1(data3) > 80) {
+            const err7 = { instancePath: instancePath + "/lastName", schemaPath: "#/properties/lastName/maxLength", keyword: "maxLength", params: { limit: 80 } };
+            if (vErrors === null) {
+              vErrors = [err7];
+            }
+            else {
+              vErrors.push(err7);
+            }
+            errors++;
+          }
+        }
+        else {
+          const err8 = { instancePath: instancePath + "/lastName", schemaPath: "#/properties/lastName/type", keyword: "type", params: { type: "string" } };
+          if (vErrors === null) {
+            vErrors = [err8];
+          }
+          else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+      }
+      if (data.email !== undefined) {
+        let data4 = data.email;
+        if (typeof data4 === "string") {
+          if (func1(data4) > 80) {
+            const err9 = { instancePath: instancePath + "/email", schemaPath: "#/properties/email/maxLength", keyword: "maxLength", params: { limit: 80 } };
+            if (vErrors === null) {
+              vErrors = [err9];
+            }
+            else {
+              vErrors.push(err9);
+            }
+            errors++;
+          }
+        }
+        else {
+          const err10 = { instancePath: instancePath + "/email", schemaPath: "#/properties/email/type", keyword: "type", params: { type: "string" } };
+          if (vErrors === null) {
+            vErrors = [err10];
+          }
+          else {
+            vErrors.push(err10);
+          }
+          errors++;
+        }
+      }
+      if (data.language !== undefined) {
+        let data5 = data.language;
+        if (typeof data5 === "string") {
+          if (func1(data5) > 2) {
+            const err11 = { instancePath: instancePath + "/language", schemaPath: "#/properties/language/maxLength", keyword: "maxLength", params: { limit: 2 } };
+            if (vErrors === null) {
+              vErrors = [err11];
+            }
+            else {
+              vErrors.push(err11);
+            }
+            errors++;
+          }
+        }
+        else {
+          const err12 = { instancePath: instancePath + "/language", schemaPath: "#/properties/language/type", keyword: "type", params: { type: "string" } };
+          if (vErrors === null) {
+            vErrors = [err12];
+          }
+          else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+      }
+      if (data.accessRights !== undefined) {
+        if (!(validate67(data.accessRights, { instancePath: instancePath + "/accessRights", parentData: data, parentDataProperty: "accessRights", rootData, dynamicAnchors }))) {
+          vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
+          errors = vErrors.length;
+        }
+      }
+      if (data.comment !== undefined) {
+        let data7 = data.comment;
+        if ((typeof data7 !== "string") && (data7 !== null)) {
+          const err13 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema37.properties.comment.type } };
+          if (vErrors === null) {
+            vErrors = [err13];
+          }
+          else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+        if (typeof data7 === "string") {
+          if (func1(data7) > 1500) {
+            const err14 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/maxLength", keyword: "maxLength", params: { limit: 1500 } };
+            if (vErrors === null) {
+              vErrors = [err14];
+            }
+            else {
+              vErrors.push(err14);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.active !== undefined) {
+        if (typeof data.active !== "boolean") {
+          const err15 = { instancePath: instancePath + "/active", schemaPath: "#/properties/active/type", keyword: "type", params: { type: "boolean" } };
+          if (vErrors === null) {
+            vErrors = [err15];
+          }
+          else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
+      }
+      if (data.custom1 !== undefined) {
+        let data9 = data.custom1;
+        if ((typeof data9 !== "string") && (data9 !== null)) {
+          const err16 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema37.properties.custom1.type } };
+          if (vErrors === null) {
+            vErrors = [err16];
+          }
+          else {
+            vErrors.push(err16);
+          }
+          errors++;
+        }
+        if (typeof data9 === "string") {
+          if (func1(data9) > 50) {
+            const err17 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err17];
+            }
+            else {
+              vErrors.push(err17);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.custom2 !== undefined) {
+        let data10 = data.custom2;
+        if ((typeof data10 !== "string") && (data10 !== null)) {
+          const err18 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema37.properties.custom2.type } };
+          if (vErrors === null) {
+            vErrors = [err18];
+          }
+          else {
+            vErrors.push(err18);
+          }
+          errors++;
+        }
+        if (typeof data10 === "string") {
+          if (func1(data10) > 50) {
+            const err19 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err19];
+            }
+            else {
+              vErrors.push(err19);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.custom3 !== undefined) {
+        let data11 = data.custom3;
+        if ((typeof data11 !== "string") && (data11 !== null)) {
+          const err20 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema37.properties.custom3.type } };
+          if (vErrors === null) {
+            vErrors = [err20];
+          }
+          else {
+            vErrors.push(err20);
+          }
+          errors++;
+        }
+        if (typeof data11 === "string") {
+          if (func1(data11) > 50) {
+            const err21 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err21];
+            }
+            else {
+              vErrors.push(err21);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.custom4 !== undefined) {
+        let data12 = data.custom4;
+        if ((typeof data12 !== "string") && (data12 !== null)) {
+          const err22 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema37.properties.custom4.type } };
+          if (vErrors === null) {
+            vErrors = [err22];
+          }
+          else {
+            vErrors.push(err22);
+          }
+          errors++;
+        }
+        if (typeof data12 === "string") {
+          if (func1(data12) > 50) {
+            const err23 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err23];
+            }
+            else {
+              vErrors.push(err23);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.custom5 !== undefined) {
+        let data13 = data.custom5;
+        if ((typeof data13 !== "string") && (data13 !== null)) {
+          const err24 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema37.properties.custom5.type } };
+          if (vErrors === null) {
+            vErrors = [err24];
+          }
+          else {
+            vErrors.push(err24);
+          }
+          errors++;
+        }
+        if (typeof data13 === "string") {
+          if (func1(data13) > 50) {
+            const err25 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err25];
+            }
+            else {
+              vErrors.push(err25);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.lastChangeTime !== undefined) {
+        let data14 = data.lastChangeTime;
+        if (typeof data14 === "string") {
+          if (!(formats0.validate(data14))) {
+            const err26 = { instancePath: instancePath + "/lastChangeTime", schemaPath: "#/properties/lastChangeTime/format", keyword: "format", params: { format: "date-time" } };
+            if (vErrors === null) {
+              vErrors = [err26];
+            }
+            else {
+              vErrors.push(err26);
+            }
+            errors++;
+          }
+        }
+        else {
+          const err27 = { instancePath: instancePath + "/lastChangeTime", schemaPath: "#/properties/lastChangeTime/type", keyword: "type", params: { type: "string" } };
+          if (vErrors === null) {
+            vErrors = [err27];
+          }
+          else {
+            vErrors.push(err27);
+          }
+          errors++;
+        }
+      }
+      if (data.lastChangeAuthor !== undefined) {
+        let data15 = data.lastChangeAuthor;
+        if (!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))) {
+          const err28 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/type", keyword: "type", params: { type: "integer" } };
+          if (vErrors === null) {
+            vErrors = [err28];
+          }
+          else {
+            vErrors.push(err28);
+          }
+          errors++;
+        }
+        if ((typeof data15 == "number") && (isFinite(data15))) {
+          if (data15 > 2147483647 || isNaN(data15)) {
+            const err29 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
+            if (vErrors === null) {
+              vErrors = [err29];
+            }
+            else {
+              vErrors.push(err29);
+            }
+            errors++;
+          }
+          if (data15 < -2147483648 || isNaN(data15)) {
+            const err30 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err30];
+            }
+            else {
+              vErrors.push(err30);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.timeEntries !== undefined) {
+        let data16 = data.timeEntries;
+        if (Array.isArray(data16)) {
+          const len0 = data16.length;
+          for (let i0 = 0; i0 < len0; i0++) {
+            if (!(wrapper6.validate(data16[i0], { instancePath: instancePath + "/timeEntries/" + i0, parentData: data16, parentDataProperty: i0, rootData, dynamicAnchors }))) {
+              vErrors = vErrors === null ? wrapper6.validate.errors : vErrors.concat(wrapper6.validate.errors);
+              errors = vErrors.length;
+            }
+          }
+        }
+        else {
+          const err31 = { instancePath: instancePath + "/timeEntries", schemaPath: "#/properties/timeEntries/type", keyword: "type", params: { type: "array" } };
+          if (vErrors === null) {
+            vErrors = [err31];
+          }
+          else {
+            vErrors.push(err31);
+          }
+          errors++;
+        }
+      }
+    }
+    else {
+      const err32 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+      if (vErrors === null) {
+        vErrors = [err32];
+      }
+      else {
+        vErrors.push(err32);
+      }
+      errors++;
+    }
+    validate81.errors = vErrors;
+    return errors === 0;
+  }
+  validate81.evaluated = { "props": { "id": true, "title": true, "firstName": true, "lastName": true, "email": true, "language": true, "accessRights": true, "comment": true, "active": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "timeEntries": true }, "dynamicProps": false, "dynamicItems": false };
+
+  const wrapper5 = { validate: validate76 };
+
+  function validate77(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+/*# sourceURL="TimeEntrySelection" */;
+    let vErrors = null;
+    let errors = 0;
+    const evaluated0 = validate77.evaluated;
+    if (evaluated0.dynamicProps) {
+      evaluated0.props = undefined;
+    }
+    if (evaluated0.dynamicItems) {
+      evaluated0.items = undefined;
+    }
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      if (data.id !== undefined) {
+        let data0 = data.id;
+        if (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) {
+          const err0 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "integer" } };
+          if (vErrors === null) {
+            vErrors = [err0];
+          }
+          else {
+            vErrors.push(err0);
+          }
+          errors++;
+        }
+        if ((typeof data0 == "number") && (isFinite(data0))) {
+          if (data0 > 2147483647 || isNaN(data0)) {
+            const err1 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
+            if (vErrors === null) {
+              vErrors = [err1];
+            }
+            else {
+              vErrors.push(err1);
+            }
+            errors++;
+          }
+          if (data0 < -2147483648 || isNaN(data0)) {
+            const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err2];
+            }
+            else {
+              vErrors.push(err2);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.typeId !== undefined) {
+        if (!(validate62(data.typeId, { instancePath: instancePath + "/typeId", parentData: data, parentDataProperty: "typeId", rootData, dynamicAnchors }))) {
+          vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
+          errors = vErrors.length;
+        }
+      }
+      if (data.userId !== undefined) {
+        let data2 = data.userId;
+        if (!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))) {
+          const err3 = { instancePath: instancePath + "/userId", schemaPath: "#/properties/userId/type", keyword: "type", params: { type: "integer" } };
+          if (vErrors === null) {
+            vErrors = [err3];
+          }
+          else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if ((typeof data2 == "number") && (isFinite(data2))) {
+          if (data2 > 2147483647 || isNaN(data2)) {
+            const err4 = { instancePath: instancePath + "/userId", schemaPath: "#/properties/userId/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
+            if (vErrors === null) {
+              vErrors = [err4];
+            }
+            else {
+              vErrors.push(err4);
+            }
+            errors++;
+          }
+          if (data2 < -2147483648 || isNaN(data2)) {
+            const err5 = { instancePath: instancePath + "/userId", schemaPath: "#/properties/userId/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err5];
+            }
+            else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.projectId !== undefined) {
+        let data3 = data.projectId;
+        if (!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) {
+          const err6 = { instancePath: instancePath + "/projectId", schemaPath: "#/properties/projectId/type", keyword: "type", params: { type: "integer" } };
+          if (vErrors === null) {
+            vErrors = [err6];
+          }
+          else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+        if ((typeof data3 == "number") && (isFinite(data3))) {
+          if (data3 > 2147483647 || isNaN(data3)) {
+            const err7 = { instancePath: instancePath + "/projectId", schemaPath: "#/properties/projectId/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
+            if (vErrors === null) {
+              vErrors = [err7];
+            }
+            else {
+              vErrors.push(err7);
+            }
+            errors++;
+          }
+          if (data3 < -2147483648 || isNaN(data3)) {
+            const err8 = { instancePath: instancePath + "/projectId", schemaPath: "#/properties/projectId/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err8];
+            }
+            else {
+              vErrors.push(err8);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.taskId !== undefined) {
+        let data4 = data.taskId;
+        if ((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)) {
+          const err9 = { instancePath: instancePath + "/taskId", schemaPath: "#/properties/taskId/type", keyword: "type", params: { type: schema35.properties.taskId.type } };
+          if (vErrors === null) {
+            vErrors = [err9];
+          }
+          else {
+            vErrors.push(err9);
+          }
+          errors++;
+        }
+        if ((typeof data4 == "number") && (isFinite(data4))) {
+          if (data4 > 2147483647 || isNaN(data4)) {
+            const err10 = { instancePath: instancePath + "/taskId", schemaPath: "#/properties/taskId/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
+            if (vErrors === null) {
+              vErrors = [err10];
+            }
+            else {
+              vErrors.push(err10);
+            }
+            errors++;
+          }
+          if (data4 < -2147483648 || isNaN(data4)) {
+            const err11 = { instancePath: instancePath + "/taskId", schemaPath: "#/properties/taskId/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err11];
+            }
+            else {
+              vErrors.push(err11);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.startTime !== undefined) {
+        let data5 = data.startTime;
+        if (typeof data5 === "string") {
+          if (!(formats0.validate(data5))) {
+            const err12 = { instancePath: instancePath + "/startTime", schemaPath: "#/properties/startTime/format", keyword: "format", params: { format: "date-time" } };
+            if (vErrors === null) {
+              vErrors = [err12];
+            }
+            else {
+              vErrors.push(err12);
+            }
+            errors++;
+          }
+        }
+        else {
+          const err13 = { instancePath: instancePath + "/startTime", schemaPath: "#/properties/startTime/type", keyword: "type", params: { type: "string" } };
+          if (vErrors === null) {
+            vErrors = [err13];
+          }
+          else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+      }
+      if (data.endTime !== undefined) {
+        let data6 = data.endTime;
+        if ((typeof data6 !== "string") && (data6 !== null)) {
+          const err14 = { instancePath: instancePath + "/endTime", schemaPath: "#/properties/endTime/type", keyword: "type", params: { type: schema35.properties.endTime.type } };
+          if (vErrors === null) {
+            vErrors = [err14];
+          }
+          else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+        if (typeof data6 === "string") {
+          if (!(formats0.validate(data6))) {
+            const err15 = { instancePath: instancePath + "/endTime", schemaPath: "#/properties/endTime/format", keyword: "format", params: { format: "date-time" } };
+            if (vErrors === null) {
+              vErrors = [err15];
+            }
+            else {
+              vErrors.push(err15);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.durationSeconds !== undefined) {
+        let data7 = data.durationSeconds;
+        if (!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) {
+          const err16 = { instancePath: instancePath + "/durationSeconds", schemaPath: "#/properties/durationSeconds/type", keyword: "type", params: { type: "integer" } };
+          if (vErrors === null) {
+            vErrors = [err16];
+          }
+          else {
+            vErrors.push(err16);
+          }
+          errors++;
+        }
+        if ((typeof data7 == "number") && (isFinite(data7))) {
+          if (data7 > 2147483647 || isNaN(data7)) {
+            const err17 = { instancePath: instancePath + "/durationSeconds", schemaPath: "#/properties/durationSeconds/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
+            if (vErrors === null) {
+              vErrors = [err17];
+            }
+            else {
+              vErrors.push(err17);
+            }
+            errors++;
+          }
+          if (data7 < -2147483648 || isNaN(data7)) {
+            const err18 = { instancePath: instancePath + "/durationSeconds", schemaPath: "#/properties/durationSeconds/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err18];
+            }
+            else {
+              vErrors.push(err18);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.durationString !== undefined) {
+        let data8 = data.durationString;
+        if (typeof data8 === "string") {
+          if (func1(data8) > 10) {
+            const err19 = { instancePath: instancePath + "/durationString", schemaPath: "#/properties/durationString/maxLength", keyword: "maxLength", params: { limit: 10 } };
+            if (vErrors === null) {
+              vErrors = [err19];
+            }
+            else {
+              vErrors.push(err19);
+            }
+            errors++;
+          }
+        }
+        else {
+          const err20 = { instancePath: instancePath + "/durationString", schemaPath: "#/properties/durationString/type", keyword: "type", params: { type: "string" } };
+          if (vErrors === null) {
+            vErrors = [err20];
+          }
+          else {
+            vErrors.push(err20);
+          }
+          errors++;
+        }
+      }
+      if (data.comment !== undefined) {
+        let data9 = data.comment;
+        if ((typeof data9 !== "string") && (data9 !== null)) {
+          const err21 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema35.properties.comment.type } };
+          if (vErrors === null) {
+            vErrors = [err21];
+          }
+          else {
+            vErrors.push(err21);
+          }
+          errors++;
+        }
+        if (typeof data9 === "string") {
+          if (func1(data9) > 1500) {
+            const err22 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/maxLength", keyword: "maxLength", params: { limit: 1500 } };
+            if (vErrors === null) {
+              vErrors = [err22];
+            }
+            else {
+              vErrors.push(err22);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.billable !== undefined) {
+        if (typeof data.billable !== "boolean") {
+          const err23 = { instancePath: instancePath + "/billable", schemaPath: "#/properties/billable/type", keyword: "type", params: { type: "boolean" } };
+          if (vErrors === null) {
+            vErrors = [err23];
+          }
+          else {
+            vErrors.push(err23);
+          }
+          errors++;
+        }
+      }
+      if (data.locked !== undefined) {
+        if (typeof data.locked !== "boolean") {
+          const err24 = { instancePath: instancePath + "/locked", schemaPath: "#/properties/locked/type", keyword: "type", params: { type: "boolean" } };
+          if (vErrors === null) {
+            vErrors = [err24];
+          }
+          else {
+            vErrors.push(err24);
+          }
+          errors++;
+        }
+      }
+      if (data.isEditable !== undefined) {
+        if (typeof data.isEditable !== "boolean") {
+          const err25 = { instancePath: instancePath + "/isEditable", schemaPath: "#/properties/isEditable/type", keyword: "type", params: { type: "boolean" } };
+          if (vErrors === null) {
+            vErrors = [err25];
+          }
+          else {
+            vErrors.push(err25);
+          }
+          errors++;
+        }
+      }
+      if (data.revenuePerHour !== undefined) {
+        let data13 = data.revenuePerHour;
+        if ((typeof data13 !== "string") && (data13 !== null)) {
+          const err26 = { instancePath: instancePath + "/revenuePerHour", schemaPath: "#/properties/revenuePerHour/type", keyword: "type", params: { type: schema35.properties.revenuePerHour.type } };
+          if (vErrors === null) {
+            vErrors = [err26];
+          }
+          else {
+            vErrors.push(err26);
+          }
+          errors++;
+        }
+        if (typeof data13 === "string") {
+          if (!pattern3.test(data13)) {
+            const err27 = { instancePath: instancePath + "/revenuePerHour", schemaPath: "#/properties/revenuePerHour/pattern", keyword: "pattern", params: { pattern: "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$" } };
+            if (vErrors === null) {
+              vErrors = [err27];
+            }
+            else {
+              vErrors.push(err27);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.revenueTotal !== undefined) {
+        let data14 = data.revenueTotal;
+        if ((typeof data14 !== "string") && (data14 !== null)) {
+          const err28 = { instancePath: instancePath + "/revenueTotal", schemaPath: "#/properties/revenueTotal/type", keyword: "type", params: { type: schema35.properties.revenueTotal.type } };
+          if (vErrors === null) {
+            vErrors = [err28];
+          }
+          else {
+            vErrors.push(err28);
+          }
+          errors++;
+        }
+        if (typeof data14 === "string") {
+          if (!pattern3.test(data14)) {
+            const err29 = { instancePath: instancePath + "/revenueTotal", schemaPath: "#/properties/revenueTotal/pattern", keyword: "pattern", params: { pattern: "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$" } };
+            if (vErrors === null) {
+              vErrors = [err29];
+            }
+            else {
+              vErrors.push(err29);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.custom1 !== undefined) {
+        let data15 = data.custom1;
+        if ((typeof data15 !== "string") && (data15 !== null)) {
+          const err30 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema35.properties.custom1.type } };
+          if (vErrors === null) {
+            vErrors = [err30];
+          }
+          else {
+            vErrors.push(err30);
+          }
+          errors++;
+        }
+        if (typeof data15 === "string") {
+          if (func1(data15) > 50) {
+            const err31 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err31];
+            }
+            else {
+              vErrors.push(err31);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.custom2 !== undefined) {
+        let data16 = data.custom2;
+        if ((typeof data16 !== "string") && (data16 !== null)) {
+          const err32 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema35.properties.custom2.type } };
+          if (vErrors === null) {
+            vErrors = [err32];
+          }
+          else {
+            vErrors.push(err32);
+          }
+          errors++;
+        }
+        if (typeof data16 === "string") {
+          if (func1(data16) > 50) {
+            const err33 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err33];
+            }
+            else {
+              vErrors.push(err33);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.custom3 !== undefined) {
+        let data17 = data.custom3;
+        if ((typeof data17 !== "string") && (data17 !== null)) {
+          const err34 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema35.properties.custom3.type } };
+          if (vErrors === null) {
+            vErrors = [err34];
+          }
+          else {
+            vErrors.push(err34);
+          }
+          errors++;
+        }
+        if (typeof data17 === "string") {
+          if (func1(data17) > 50) {
+            const err35 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err35];
+            }
+            else {
+              vErrors.push(err35);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.custom4 !== undefined) {
+        let data18 = data.custom4;
+        if ((typeof data18 !== "string") && (data18 !== null)) {
+          const err36 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema35.properties.custom4.type } };
+          if (vErrors === null) {
+            vErrors = [err36];
+          }
+          else {
+            vErrors.push(err36);
+          }
+          errors++;
+        }
+        if (typeof data18 === "string") {
+          if (func1(data18) > 50) {
+            const err37 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err37];
+            }
+            else {
+              vErrors.push(err37);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.custom5 !== undefined) {
+        let data19 = data.custom5;
+        if ((typeof data19 !== "string") && (data19 !== null)) {
+          const err38 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema35.properties.custom5.type } };
+          if (vErrors === null) {
+            vErrors = [err38];
+          }
+          else {
+            vErrors.push(err38);
+          }
+          errors++;
+        }
+        if (typeof data19 === "string") {
+          if (func1(data19) > 50) {
+            const err39 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err39];
+            }
+            else {
+              vErrors.push(err39);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.lastChangeTime !== undefined) {
+        let data20 = data.lastChangeTime;
+        if (typeof data20 === "string") {
+          if (!(formats0.validate(data20))) {
+            const err40 = { instancePath: instancePath + "/lastChangeTime", schemaPath: "#/properties/lastChangeTime/format", keyword: "format", params: { format: "date-time" } };
+            if (vErrors === null) {
+              vErrors = [err40];
+            }
+            else {
+              vErrors.push(err40);
+            }
+            errors++;
+          }
+        }
+        else {
+          const err41 = { instancePath: instancePath + "/lastChangeTime", schemaPath: "#/properties/lastChangeTime/type", keyword: "type", params: { type: "string" } };
+          if (vErrors === null) {
+            vErrors = [err41];
+          }
+          else {
+            vErrors.push(err41);
+          }
+          errors++;
+        }
+      }
+      if (data.lastChangeAuthor !== undefined) {
+        let data21 = data.lastChangeAuthor;
+        if (!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))) {
+          const err42 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/type", keyword: "type", params: { type: "integer" } };
+          if (vErrors === null) {
+            vErrors = [err42];
+          }
+          else {
+            vErrors.push(err42);
+          }
+          errors++;
+        }
+        if ((typeof data21 == "number") && (isFinite(data21))) {
+          if (data21 > 2147483647 || isNaN(data21)) {
+            const err43 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
+            if (vErrors === null) {
+              vErrors = [err43];
+            }
+            else {
+              vErrors.push(err43);
+            }
+            errors++;
+          }
+          if (data21 < -2147483648 || isNaN(data21)) {
+            const err44 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err44];
+            }
+            else {
+              vErrors.push(err44);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.project !== undefined) {
+        let data22 = data.project;
+        const _errs45 = errors;
+        let valid1 = false;
+        const _errs46 = errors;
+        if (!(wrapper5.validate(data22, { instancePath: instancePath + "/project", parentData: data, parentDataProperty: "project", rootData, dynamicAnchors }))) {
+          vErrors = vErrors === null ? wrapper5.validate.errors : vErrors.concat(wrapper5.validate.errors);
+          errors = vErrors.length;
+        }
+        var _valid0 = _errs46 === errors;
+        valid1 = valid1 || _valid0;
+        const _errs47 = errors;
+        if (data22 !== null) {
+          const err45 = { instancePath: instancePath + "/project", schemaPath: "#/properties/project/anyOf/1/type", keyword: "type", params: { type: "null" } };
+          if (vErrors === null) {
+            vErrors = [err45];
+          }
+          else {
+            vErrors.push(err45);
+          }
+          errors++;
+        }
+        var _valid0 = _errs47 === errors;
+        valid1 = valid1 || _valid0;
+        if (!valid1) {
+          const err46 = { instancePath: instancePath + "/project", schemaPath: "#/properties/project/anyOf", keyword: "anyOf", params: {} };
+          if (vErrors === null) {
+            vErrors = [err46];
+          }
+          else {
+            vErrors.push(err46);
+          }
+          errors++;
+        }
+        else {
+          errors = _errs45;
+          if (vErrors !== null) {
+            if (_errs45) {
+              vErrors.length = _errs45;
+            }
+            else {
+              vErrors = null;
+            }
+          }
+        }
+      }
+      if (data.task !== undefined) {
+        let data23 = data.task;
+        const _errs50 = errors;
+        let valid2 = false;
+        const _errs51 = errors;
+        if (!(validate79(data23, { instancePath: instancePath + "/task", parentData: data, parentDataProperty: "task", rootData, dynamicAnchors }))) {
+          vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
+          errors = vErrors.length;
+        }
+        var _valid1 = _errs51 === errors;
+        valid2 = valid2 || _valid1;
+        if (_valid1) {
+          var props1 = {};
+          props1.id = true;
+          props1.description = true;
+          props1.comment = true;
+          props1.billable = true;
+          props1.active = true;
+          props1.custom1 = true;
+          props1.custom2 = true;
+          props1.custom3 = true;
+          props1.custom4 = true;
+          props1.custom5 = true;
+          props1.lastChangeTime = true;
+          props1.lastChangeAuthor = true;
+          props1.timeEntries = true;
+        }
+        const _errs52 = errors;
+        if (data23 !== null) {
+          const err47 = { instancePath: instancePath + "/task", schemaPath: "#/properties/task/anyOf/1/type", keyword: "type", params: { type: "null" } };
+          if (vErrors === null) {
+            vErrors = [err47];
+          }
+          else {
+            vErrors.push(err47);
+          }
+          errors++;
+        }
+        var _valid1 = _errs52 === errors;
+        valid2 = valid2 || _valid1;
+        if (!valid2) {
+          const err48 = { instancePath: instancePath + "/task", schemaPath: "#/properties/task/anyOf", keyword: "anyOf", params: {} };
+          if (vErrors === null) {
+            vErrors = [err48];
+          }
+          else {
+            vErrors.push(err48);
+          }
+          errors++;
+        }
+        else {
+          errors = _errs50;
+          if (vErrors !== null) {
+            if (_errs50) {
+              vErrors.length = _errs50;
+            }
+            else {
+              vErrors = null;
+            }
+          }
+        }
+      }
+      if (data.user !== undefined) {
+        let data24 = data.user;
+        const _errs55 = errors;
+        let valid3 = false;
+        const _errs56 = errors;
+        if (!(validate81(data24, { instancePath: instancePath + "/user", parentData: data, parentDataProperty: "user", rootData, dynamicAnchors }))) {
+          vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
+          errors = vErrors.length;
+        }
+        var _valid2 = _errs56 === errors;
+        valid3 = valid3 || _valid2;
+        if (_valid2) {
+          var props2 = {};
+          props2.id = true;
+          props2.title = true;
+          props2.firstName = true;
+          props2.lastName = true;
+          props2.email = true;
+          props2.language = true;
+          props2.accessRights = true;
+          props2.comment = true;
+          props2.active = true;
+          props2.custom1 = true;
+          props2.custom2 = true;
+          props2.custom3 = true;
+          props2.custom4 = true;
+          props2.custom5 = true;
+          props2.lastChangeTime = true;
+          props2.lastChangeAuthor = true;
+          props2.timeEntries = true;
+        }
+        const _errs57 = errors;
+        if (data24 !== null) {
+          const err49 = { instancePath: instancePath + "/user", schemaPath: "#/properties/user/anyOf/1/type", keyword: "type", params: { type: "null" } };
+          if (vErrors === null) {
+            vErrors = [err49];
+          }
+          else {
+            vErrors.push(err49);
+          }
+          errors++;
+        }
+        var _valid2 = _errs57 === errors;
+        valid3 = valid3 || _valid2;
+        if (!valid3) {
+          const err50 = { instancePath: instancePath + "/user", schemaPath: "#/properties/user/anyOf", keyword: "anyOf", params: {} };
+          if (vErrors === null) {
+            vErrors = [err50];
+          }
+          else {
+            vErrors.push(err50);
+          }
+          errors++;
+        }
+        else {
+          errors = _errs55;
+          if (vErrors !== null) {
+            if (_errs55) {
+              vErrors.length = _errs55;
+            }
+            else {
+              vErrors = null;
+            }
+          }
+        }
+      }
+    }
+    else {
+      const err51 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+      if (vErrors === null) {
+        vErrors = [err51];
+      }
+      else {
+        vErrors.push(err51);
+      }
+      errors++;
+    }
+    validate77.errors = vErrors;
+    return errors === 0;
+  }
+  validate77.evaluated = { "props": { "id": true, "typeId": true, "userId": true, "projectId": true, "taskId": true, "startTime": true, "endTime": true, "durationSeconds": true, "durationString": true, "comment": true, "billable": true, "locked": true, "isEditable": true, "revenuePerHour": true, "revenueTotal": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "project": true, "task": true, "user": true }, "dynamicProps": false, "dynamicItems": false };
+
+
+  function validate76(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+/*# sourceURL="ProjectSelection" */;
+    let vErrors = null;
+    let errors = 0;
+    const evaluated0 = validate76.evaluated;
+    if (evaluated0.dynamicProps) {
+      evaluated0.props = undefined;
+    }
+    if (evaluated0.dynamicItems) {
+      evaluated0.items = undefined;
+    }
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      if (data.id !== undefined) {
+        let data0 = data.id;
+        if (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) {
+          const err0 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "integer" } };
+          if (vErrors === null) {
+            vErrors = [err0];
+          }
+          else {
+            vErrors.push(err0);
+          }
+          errors++;
+        }
+        if ((typeof data0 == "number") && (isFinite(data0))) {
+          if (data0 > 2147483647 || isNaN(data0)) {
+            const err1 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
+            if (vErrors === null) {
+              vErrors = [err1];
+            }
+            else {
+              vErrors.push(err1);
+            }
+            errors++;
+          }
+          if (data0 < -2147483648 || isNaN(data0)) {
+            const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err2];
+            }
+            else {
+              vErrors.push(err2);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.name !== undefined) {
+        let data1 = data.name;
+        if (typeof data1 === "string") {
+          if (func1(data1) > 50) {
+            const err3 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err3];
+            }
+            else {
+              vErrors.push(err3);
+            }
+            errors++;
+          }
+        }
+        else {
+          const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" } };
+          if (vErrors === null) {
+            vErrors = [err4];
+          }
+          else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+      }
+      if (data.active !== undefined) {
+        if (typeof data.active !== "boolean") {
+          const err5 = { instancePath: instancePath + "/active", schemaPath: "#/properties/active/type", keyword: "type", params: { type: "boolean" } };
+          if (vErrors === null) {
+            vErrors = [err5];
+          }
+          else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
+      }
+      if (data.comment !== undefined) {
+        let data3 = data.comment;
+        if ((typeof data3 !== "string") && (data3 !== null)) {
+          const err6 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema34.properties.comment.type } };
+          if (vErrors === null) {
+            vErrors = [err6];
+          }
+          else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+        if (typeof data3 === "string") {
+          if (func1(data3) > 1500) {
+            const err7 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/maxLength", keyword: "maxLength", params: { limit: 1500 } };
+            if (vErrors === null) {
+              vErrors = [err7];
+            }
+            else {
+              vErrors.push(err7);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.timeBudget !== undefined) {
+        let data4 = data.timeBudget;
+        if ((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)) {
+          const err8 = { instancePath: instancePath + "/timeBudget", schemaPath: "#/properties/timeBudget/type", keyword: "type", params: { type: schema34.properties.timeBudget.type } };
+          if (vErrors === null) {
+            vErrors = [err8];
+          }
+          else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+        if ((typeof data4 == "number") && (isFinite(data4))) {
+          if (data4 > 2147483647 || isNaN(data4)) {
+            const err9 = { instancePath: instancePath + "/timeBudget", schemaPath: "#/properties/timeBudget/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
+            if (vErrors === null) {
+              vErrors = [err9];
+            }
+            else {
+              vErrors.push(err9);
+            }
+            errors++;
+          }
+          if (data4 < -2147483648 || isNaN(data4)) {
+            const err10 = { instancePath: instancePath + "/timeBudget", schemaPath: "#/properties/timeBudget/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err10];
+            }
+            else {
+              vErrors.push(err10);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.clientId !== undefined) {
+        let data5 = data.clientId;
+        if ((!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))) && (data5 !== null)) {
+          const err11 = { instancePath: instancePath + "/clientId", schemaPath: "#/properties/clientId/type", keyword: "type", params: { type: schema34.properties.clientId.type } };
+          if (vErrors === null) {
+            vErrors = [err11];
+          }
+          else {
+            vErrors.push(err11);
+          }
+          errors++;
+        }
+        if ((typeof data5 == "number") && (isFinite(data5))) {
+          if (data5 > 2147483647 || isNaN(data5)) {
+            const err12 = { instancePath: instancePath + "/clientId", schemaPath: "#/properties/clientId/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
+            if (vErrors === null) {
+              vErrors = [err12];
+            }
+            else {
+              vErrors.push(err12);
+            }
+            errors++;
+          }
+          if (data5 < -2147483648 || isNaN(data5)) {
+            const err13 = { instancePath: instancePath + "/clientId", schemaPath: "#/properties/clientId/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err13];
+            }
+            else {
+              vErrors.push(err13);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.hourlyRate !== undefined) {
+        let data6 = data.hourlyRate;
+        if ((typeof data6 !== "string") && (data6 !== null)) {
+          const err14 = { instancePath: instancePath + "/hourlyRate", schemaPath: "#/properties/hourlyRate/type", keyword: "type", params: { type: schema34.properties.hourlyRate.type } };
+          if (vErrors === null) {
+            vErrors = [err14];
+          }
+          else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+        if (typeof data6 === "string") {
+          if (!pattern3.test(data6)) {
+            const err15 = { instancePath: instancePath + "/hourlyRate", schemaPath: "#/properties/hourlyRate/pattern", keyword: "pattern", params: { pattern: "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$" } };
+            if (vErrors === null) {
+              vErrors = [err15];
+            }
+            else {
+              vErrors.push(err15);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.assignedToCurrentUser !== undefined) {
+        if (typeof data.assignedToCurrentUser !== "boolean") {
+          const err16 = { instancePath: instancePath + "/assignedToCurrentUser", schemaPath: "#/properties/assignedToCurrentUser/type", keyword: "type", params: { type: "boolean" } };
+          if (vErrors === null) {
+            vErrors = [err16];
+          }
+          else {
+            vErrors.push(err16);
+          }
+          errors++;
+        }
+      }
+      if (data.assignedUsers !== undefined) {
+        let data8 = data.assignedUsers;
+        if ((typeof data8 !== "string") && (data8 !== null)) {
+          const err17 = { instancePath: instancePath + "/assignedUsers", schemaPath: "#/properties/assignedUsers/type", keyword: "type", params: { type: schema34.properties.assignedUsers.type } };
+          if (vErrors === null) {
+            vErrors = [err17];
+          }
+          else {
+            vErrors.push(err17);
+          }
+          errors++;
+        }
+        if (typeof data8 === "string") {
+          if (func1(data8) > 4000) {
+            const err18 = { instancePath: instancePath + "/assignedUsers", schemaPath: "#/properties/assignedUsers/maxLength", keyword: "maxLength", params: { limit: 4000 } };
+            if (vErrors === null) {
+              vErrors = [err18];
+            }
+            else {
+              vErrors.push(err18);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.assignedTasks !== undefined) {
+        let data9 = data.assignedTasks;
+        if ((typeof data9 !== "string") && (data9 !== null)) {
+          const err19 = { instancePath: instancePath + "/assignedTasks", schemaPath: "#/properties/assignedTasks/type", keyword: "type", params: { type: schema34.properties.assignedTasks.type } };
+          if (vErrors === null) {
+            vErrors = [err19];
+          }
+          else {
+            vErrors.push(err19);
+          }
+          errors++;
+        }
+        if (typeof data9 === "string") {
+          if (func1(data9) > 4000) {
+            const err20 = { instancePath: instancePath + "/assignedTasks", schemaPath: "#/properties/assignedTasks/maxLength", keyword: "maxLength", params: { limit: 4000 } };
+            if (vErrors === null) {
+              vErrors = [err20];
+            }
+            else {
+              vErrors.push(err20);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.custom1 !== undefined) {
+        let data10 = data.custom1;
+        if ((typeof data10 !== "string") && (data10 !== null)) {
+          const err21 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema34.properties.custom1.type } };
+          if (vErrors === null) {
+            vErrors = [err21];
+          }
+          else {
+            vErrors.push(err21);
+          }
+          errors++;
+        }
+        if (typeof data10 === "string") {
+          if (func1(data10) > 50) {
+            const err22 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err22];
+            }
+            else {
+              vErrors.push(err22);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.custom2 !== undefined) {
+        let data11 = data.custom2;
+        if ((typeof data11 !== "string") && (data11 !== null)) {
+          const err23 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema34.properties.custom2.type } };
+          if (vErrors === null) {
+            vErrors = [err23];
+          }
+          else {
+            vErrors.push(err23);
+          }
+          errors++;
+        }
+        if (typeof data11 === "string") {
+          if (func1(data11) > 50) {
+            const err24 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err24];
+            }
+            else {
+              vErrors.push(err24);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.custom3 !== undefined) {
+        let data12 = data.custom3;
+        if ((typeof data12 !== "string") && (data12 !== null)) {
+          const err25 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema34.properties.custom3.type } };
+          if (vErrors === null) {
+            vErrors = [err25];
+          }
+          else {
+            vErrors.push(err25);
+          }
+          errors++;
+        }
+        if (typeof data12 === "string") {
+          if (func1(data12) > 50) {
+            const err26 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err26];
+            }
+            else {
+              vErrors.push(err26);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.custom4 !== undefined) {
+        let data13 = data.custom4;
+        if ((typeof data13 !== "string") && (data13 !== null)) {
+          const err27 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema34.properties.custom4.type } };
+          if (vErrors === null) {
+            vErrors = [err27];
+          }
+          else {
+            vErrors.push(err27);
+          }
+          errors++;
+        }
+        if (typeof data13 === "string") {
+          if (func1(data13) > 50) {
+            const err28 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err28];
+            }
+            else {
+              vErrors.push(err28);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.custom5 !== undefined) {
+        let data14 = data.custom5;
+        if ((typeof data14 !== "string") && (data14 !== null)) {
+          const err29 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema34.properties.custom5.type } };
+          if (vErrors === null) {
+            vErrors = [err29];
+          }
+          else {
+            vErrors.push(err29);
+          }
+          errors++;
+        }
+        if (typeof data14 === "string") {
+          if (func1(data14) > 50) {
+            const err30 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err30];
+            }
+            else {
+              vErrors.push(err30);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.lastChangeTime !== undefined) {
+        let data15 = data.lastChangeTime;
+        if (typeof data15 === "string") {
+          if (!(formats0.validate(data15))) {
+            const err31 = { instancePath: instancePath + "/lastChangeTime", schemaPath: "#/properties/lastChangeTime/format", keyword: "format", params: { format: "date-time" } };
+            if (vErrors === null) {
+              vErrors = [err31];
+            }
+            else {
+              vErrors.push(err31);
+            }
+            errors++;
+          }
+        }
+        else {
+          const err32 = { instancePath: instancePath + "/lastChangeTime", schemaPath: "#/properties/lastChangeTime/type", keyword: "type", params: { type: "string" } };
+          if (vErrors === null) {
+            vErrors = [err32];
+          }
+          else {
+            vErrors.push(err32);
+          }
+          errors++;
+        }
+      }
+      if (data.lastChangeAuthor !== undefined) {
+        let data16 = data.lastChangeAuthor;
+        if (!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))) {
+          const err33 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/type", keyword: "type", params: { type: "integer" } };
+          if (vErrors === null) {
+            vErrors = [err33];
+          }
+          else {
+            vErrors.push(err33);
+          }
+          errors++;
+        }
+        if ((typeof data16 == "number") && (isFinite(data16))) {
+          if (data16 > 2147483647 || isNaN(data16)) {
+            const err34 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
+            if (vErrors === null) {
+              vErrors = [err34];
+            }
+            else {
+              vErrors.push(err34);
+            }
+            errors++;
+          }
+          if (data16 < -2147483648 || isNaN(data16)) {
+            const err35 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err35];
+            }
+            else {
+              vErrors.push(err35);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.client !== undefined) {
+        let data17 = data.client;
+        const _errs36 = errors;
+        let valid1 = false;
+        const _errs37 = errors;
+        if (!(wrapper4.validate(data17, { instancePath: instancePath + "/client", parentData: data, parentDataProperty: "client", rootData, dynamicAnchors }))) {
+          vErrors = vErrors === null ? wrapper4.validate.errors : vErrors.concat(wrapper4.validate.errors);
+          errors = vErrors.length;
+        }
+        var _valid0 = _errs37 === errors;
+        valid1 = valid1 || _valid0;
+        const _errs38 = errors;
+        if (data17 !== null) {
+          const err36 = { instancePath: instancePath + "/client", schemaPath: "#/properties/client/anyOf/1/type", keyword: "type", params: { type: "null" } };
+          if (vErrors === null) {
+            vErrors = [err36];
+          }
+          else {
+            vErrors.push(err36);
+          }
+          errors++;
+        }
+        var _valid0 = _errs38 === errors;
+        valid1 = valid1 || _valid0;
+        if (!valid1) {
+          const err37 = { instancePath: instancePath + "/client", schemaPath: "#/properties/client/anyOf", keyword: "anyOf", params: {} };
+          if (vErrors === null) {
+            vErrors = [err37];
+          }
+          else {
+            vErrors.push(err37);
+          }
+          errors++;
+        }
+        else {
+          errors = _errs36;
+          if (vErrors !== null) {
+            if (_errs36) {
+              vErrors.length = _errs36;
+            }
+            else {
+              vErrors = null;
+            }
+          }
+        }
+      }
+      if (data.timeEntries !== undefined) {
+        let data18 = data.timeEntries;
+        if (Array.isArray(data18)) {
+          const len0 = data18.length;
+          for (let i0 = 0; i0 < len0; i0++) {
+            if (!(validate77(data18[i0], { instancePath: instancePath + "/timeEntries/" + i0, parentData: data18, parentDataProperty: i0, rootData, dynamicAnchors }))) {
+              vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+              errors = vErrors.length;
+            }
+          }
+        }
+        else {
+          const err38 = { instancePath: instancePath + "/timeEntries", schemaPath: "#/properties/timeEntries/type", keyword: "type", params: { type: "array" } };
+          if (vErrors === null) {
+            vErrors = [err38];
+          }
+          else {
+            vErrors.push(err38);
+          }
+          errors++;
+        }
+      }
+    }
+    else {
+      const err39 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+      if (vErrors === null) {
+        vErrors = [err39];
+      }
+      else {
+        vErrors.push(err39);
+      }
+      errors++;
+    }
+    validate76.errors = vErrors;
+    return errors === 0;
+  }
+  validate76.evaluated = { "props": { "id": true, "name": true, "active": true, "comment": true, "timeBudget": true, "clientId": true, "hourlyRate": true, "assignedToCurrentUser": true, "assignedUsers": true, "assignedTasks": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "client": true, "timeEntries": true }, "dynamicProps": false, "dynamicItems": false };
+
+
+  function validate75(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+/*# sourceURL="ClientSelection" */;
+    let vErrors = null;
+    let errors = 0;
+    const evaluated0 = validate75.evaluated;
+    if (evaluated0.dynamicProps) {
+      evaluated0.props = undefined;
+    }
+    if (evaluated0.dynamicItems) {
+      evaluated0.items = undefined;
+    }
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      if (data.id !== undefined) {
+        let data0 = data.id;
+        if (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) {
+          const err0 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "integer" } };
+          if (vErrors === null) {
+            vErrors = [err0];
+          }
+          else {
+            vErrors.push(err0);
+          }
+          errors++;
+        }
+        if ((typeof data0 == "number") && (isFinite(data0))) {
+          if (data0 > 2147483647 || isNaN(data0)) {
+            const err1 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
+            if (vErrors === null) {
+              vErrors = [err1];
+            }
+            else {
+              vErrors.push(err1);
+            }
+            errors++;
+          }
+          if (data0 < -2147483648 || isNaN(data0)) {
+            const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err2];
+            }
+            else {
+              vErrors.push(err2);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.name !== undefined) {
+        let data1 = data.name;
+        if (typeof data1 === "string") {
+          if (func1(data1) > 50) {
+            const err3 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err3];
+            }
+            else {
+              vErrors.push(err3);
+            }
+            errors++;
+          }
+        }
+        else {
+          const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" } };
+          if (vErrors === null) {
+            vErrors = [err4];
+          }
+          else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+      }
+      if (data.comment !== undefined) {
+        let data2 = data.comment;
+        if ((typeof data2 !== "string") && (data2 !== null)) {
+          const err5 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema33.properties.comment.type } };
+          if (vErrors === null) {
+            vErrors = [err5];
+          }
+          else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
+        if (typeof data2 === "string") {
+          if (func1(data2) > 1500) {
+            const err6 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/maxLength", keyword: "maxLength", params: { limit: 1500 } };
+            if (vErrors === null) {
+              vErrors = [err6];
+            }
+            else {
+              vErrors.push(err6);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.active !== undefined) {
+        if (typeof data.active !== "boolean") {
+          const err7 = { instancePath: instancePath + "/active", schemaPath: "#/properties/active/type", keyword: "type", params: { type: "boolean" } };
+          if (vErrors === null) {
+            vErrors = [err7];
+          }
+          else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+      }
+      if (data.assignedToCurrentUser !== undefined) {
+        if (typeof data.assignedToCurrentUser !== "boolean") {
+          const err8 = { instancePath: instancePath + "/assignedToCurrentUser", schemaPath: "#/properties/assignedToCurrentUser/type", keyword: "type", params: { type: "boolean" } };
+          if (vErrors === null) {
+            vErrors = [err8];
+          }
+          else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+      }
+      if (data.custom1 !== undefined) {
+        let data5 = data.custom1;
+        if ((typeof data5 !== "string") && (data5 !== null)) {
+          const err9 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema33.properties.custom1.type } };
+          if (vErrors === null) {
+            vErrors = [err9];
+          }
+          else {
+            vErrors.push(err9);
+          }
+          errors++;
+        }
+        if (typeof data5 === "string") {
+          if (func1(data5) > 50) {
+            const err10 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err10];
+            }
+            else {
+              vErrors.push(err10);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.custom2 !== undefined) {
+        let data6 = data.custom2;
+        if ((typeof data6 !== "string") && (data6 !== null)) {
+          const err11 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema33.properties.custom2.type } };
+          if (vErrors === null) {
+            vErrors = [err11];
+          }
+          else {
+            vErrors.push(err11);
+          }
+          errors++;
+        }
+        if (typeof data6 === "string") {
+          if (func1(data6) > 50) {
+            const err12 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err12];
+            }
+            else {
+              vErrors.push(err12);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.custom3 !== undefined) {
+        let data7 = data.custom3;
+        if ((typeof data7 !== "string") && (data7 !== null)) {
+          const err13 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema33.properties.custom3.type } };
+          if (vErrors === null) {
+            vErrors = [err13];
+          }
+          else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+        if (typeof data7 === "string") {
+          if (func1(data7) > 50) {
+            const err14 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err14];
+            }
+            else {
+              vErrors.push(err14);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.custom4 !== undefined) {
+        let data8 = data.custom4;
+        if ((typeof data8 !== "string") && (data8 !== null)) {
+          const err15 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema33.properties.custom4.type } };
+          if (vErrors === null) {
+            vErrors = [err15];
+          }
+          else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
+        if (typeof data8 === "string") {
+          if (func1(data8) > 50) {
+            const err16 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err16];
+            }
+            else {
+              vErrors.push(err16);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.custom5 !== undefined) {
+        let data9 = data.custom5;
+        if ((typeof data9 !== "string") && (data9 !== null)) {
+          const err17 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema33.properties.custom5.type } };
+          if (vErrors === null) {
+            vErrors = [err17];
+          }
+          else {
+            vErrors.push(err17);
+          }
+          errors++;
+        }
+        if (typeof data9 === "string") {
+          if (func1(data9) > 50) {
+            const err18 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err18];
+            }
+            else {
+              vErrors.push(err18);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.lastChangeTime !== undefined) {
+        let data10 = data.lastChangeTime;
+        if (typeof data10 === "string") {
+          if (!(formats0.validate(data10))) {
+            const err19 = { instancePath: instancePath + "/lastChangeTime", schemaPath: "#/properties/lastChangeTime/format", keyword: "format", params: { format: "date-time" } };
+            if (vErrors === null) {
+              vErrors = [err19];
+            }
+            else {
+              vErrors.push(err19);
+            }
+            errors++;
+          }
+        }
+        else {
+          const err20 = { instancePath: instancePath + "/lastChangeTime", schemaPath: "#/properties/lastChangeTime/type", keyword: "type", params: { type: "string" } };
+          if (vErrors === null) {
+            vErrors = [err20];
+          }
+          else {
+            vErrors.push(err20);
+          }
+          errors++;
+        }
+      }
+      if (data.lastChangeAuthor !== undefined) {
+        let data11 = data.lastChangeAuthor;
+        if (!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))) {
+          const err21 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/type", keyword: "type", params: { type: "integer" } };
+          if (vErrors === null) {
+            vErrors = [err21];
+          }
+          else {
+            vErrors.push(err21);
+          }
+          errors++;
+        }
+        if ((typeof data11 == "number") && (isFinite(data11))) {
+          if (data11 > 2147483647 || isNaN(data11)) {
+            const err22 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
+            if (vErrors === null) {
+              vErrors = [err22];
+            }
+            else {
+              vErrors.push(err22);
+            }
+            errors++;
+          }
+          if (data11 < -2147483648 || isNaN(data11)) {
+            const err23 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err23];
+            }
+            else {
+              vErrors.push(err23);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.projects !== undefined) {
+        let data12 = data.projects;
+        if (Array.isArray(data12)) {
+          const len0 = data12.length;
+          for (let i0 = 0; i0 < len0; i0++) {
+            if (!(validate76(data12[i0], { instancePath: instancePath + "/projects/" + i0, parentData: data12, parentDataProperty: i0, rootData, dynamicAnchors }))) {
+              vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+              errors = vErrors.length;
+            }
+          }
+        }
+        else {
+          const err24 = { instancePath: instancePath + "/projects", schemaPath: "#/properties/projects/type", keyword: "type", params: { type: "array" } };
+          if (vErrors === null) {
+            vErrors = [err24];
+          }
+          else {
+            vErrors.push(err24);
+          }
+          errors++;
+        }
+      }
+    }
+    else {
+      const err25 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+      if (vErrors === null) {
+        vErrors = [err25];
+      }
+      else {
+        vErrors.push(err25);
+      }
+      errors++;
+    }
+    validate75.errors = vErrors;
+    return errors === 0;
+  }
+  validate75.evaluated = { "props": { "id": true, "name": true, "comment": true, "active": true, "assignedToCurrentUser": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "projects": true }, "dynamicProps": false, "dynamicItems": false };
+
+  exports.ClientSelectionList = validate86;
+  const schema38 = { "$id": "ClientSelectionList", "type": "object", "description": "A page of Client items as a list returns it when `select` is given: each item has only the selected properties and the expanded navigations.", "properties": { "items": { "type": "array", "items": { "$ref": "ClientSelection" } }, "next": { "type": ["string", "null"], "description": "Relative URL of the next page (`/api/v1/...?cursor=...`), or null on the last page." }, "total": { "type": "integer", "minimum": 0, "description": "Number of all matching items; only with `count=true`." } }, "required": ["items", "next"] };
+
+  function validate86(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+/*# sourceURL="ClientSelectionList" */;
+    let vErrors = null;
+    let errors = 0;
+    const evaluated0 = validate86.evaluated;
+    if (evaluated0.dynamicProps) {
+      evaluated0.props = undefined;
+    }
+    if (evaluated0.dynamicItems) {
+      evaluated0.items = undefined;
+    }
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      if (data.items === undefined) {
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "items" } };
+        if (vErrors === null) {
+          vErrors = [err0];
+        }
+        else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+      if (data.next === undefined) {
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "next" } };
+        if (vErrors === null) {
+          vErrors = [err1];
+        }
+        else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+      if (data.items !== undefined) {
+        let data0 = data.items;
+        if (Array.isArray(data0)) {
+          const len0 = data0.length;
+          for (let i0 = 0; i0 < len0; i0++) {
+            if (!(validate75(data0[i0], { instancePath: instancePath + "/items/" + i0, parentData: data0, parentDataProperty: i0, rootData, dynamicAnchors }))) {
+              vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+              errors = vErrors.length;
+            }
+          }
+        }
+        else {
+          const err2 = { instancePath: instancePath + "/items", schemaPath: "#/properties/items/type", keyword: "type", params: { type: "array" } };
+          if (vErrors === null) {
+            vErrors = [err2];
+          }
+          else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+      }
+      if (data.next !== undefined) {
+        let data2 = data.next;
+        if ((typeof data2 !== "string") && (data2 !== null)) {
+          const err3 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/type", keyword: "type", params: { type: schema38.properties.next.type } };
+          if (vErrors === null) {
+            vErrors = [err3];
+          }
+          else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+      }
+      if (data.total !== undefined) {
+        let data3 = data.total;
+        if (!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) {
+          const err4 = { instancePath: instancePath + "/total", schemaPath: "#/properties/total/type", keyword: "type", params: { type: "integer" } };
+          if (vErrors === null) {
+            vErrors = [err4];
+          }
+          else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+        if ((typeof data3 == "number") && (isFinite(data3))) {
+          if (data3 < 0 || isNaN(data3)) {
+            const err5 = { instancePath: instancePath + "/total", schemaPath: "#/properties/total/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 } };
+            if (vErrors === null) {
+              vErrors = [err5];
+            }
+            else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+      }
+    }
+    else {
+      const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+      if (vErrors === null) {
+        vErrors = [err6];
+      }
+      else {
+        vErrors.push(err6);
+      }
+      errors++;
+    }
+    validate86.errors = vErrors;
+    return errors === 0;
+  }
+  validate86.evaluated = { "props": { "items": true, "next": true, "total": true }, "dynamicProps": false, "dynamicItems": false };
+
+  exports.ClientUpdate = validate88;
+  const schema39 = { "$id": "ClientUpdate", "type": "object", "description": "Changes to a Client (JSON merge patch): only the properties given are changed; null clears a nullable property.", "properties": { "name": { "type": "string", "maxLength": 50, "description": "At most 50 characters." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "active": { "type": "boolean", "description": "Default when omitted on create: false." }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." } }, "additionalProperties": false };
+
+  function validate88(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
 /*# sourceURL="ClientUpdate" */;
     let vErrors = null;
     let errors = 0;
-    const evaluated0 = validate72.evaluated;
+    const evaluated0 = validate88.evaluated;
     if (evaluated0.dynamicProps) {
       evaluated0.props = undefined;
     }
@@ -5471,7 +8925,7 @@ const bodyValidators = (function(exports, require) {
       if (data.comment !== undefined) {
         let data1 = data.comment;
         if ((typeof data1 !== "string") && (data1 !== null)) {
-          const err3 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema31.properties.comment.type } };
+          const err3 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema39.properties.comment.type } };
           if (vErrors === null) {
             vErrors = [err3];
           }
@@ -5508,7 +8962,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom1 !== undefined) {
         let data3 = data.custom1;
         if ((typeof data3 !== "string") && (data3 !== null)) {
-          const err6 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema31.properties.custom1.type } };
+          const err6 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema39.properties.custom1.type } };
           if (vErrors === null) {
             vErrors = [err6];
           }
@@ -5533,7 +8987,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom2 !== undefined) {
         let data4 = data.custom2;
         if ((typeof data4 !== "string") && (data4 !== null)) {
-          const err8 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema31.properties.custom2.type } };
+          const err8 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema39.properties.custom2.type } };
           if (vErrors === null) {
             vErrors = [err8];
           }
@@ -5558,7 +9012,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom3 !== undefined) {
         let data5 = data.custom3;
         if ((typeof data5 !== "string") && (data5 !== null)) {
-          const err10 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema31.properties.custom3.type } };
+          const err10 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema39.properties.custom3.type } };
           if (vErrors === null) {
             vErrors = [err10];
           }
@@ -5583,7 +9037,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom4 !== undefined) {
         let data6 = data.custom4;
         if ((typeof data6 !== "string") && (data6 !== null)) {
-          const err12 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema31.properties.custom4.type } };
+          const err12 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema39.properties.custom4.type } };
           if (vErrors === null) {
             vErrors = [err12];
           }
@@ -5608,7 +9062,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom5 !== undefined) {
         let data7 = data.custom5;
         if ((typeof data7 !== "string") && (data7 !== null)) {
-          const err14 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema31.properties.custom5.type } };
+          const err14 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema39.properties.custom5.type } };
           if (vErrors === null) {
             vErrors = [err14];
           }
@@ -5641,20 +9095,20 @@ const bodyValidators = (function(exports, require) {
       }
       errors++;
     }
-    validate72.errors = vErrors;
+    validate88.errors = vErrors;
     return errors === 0;
   }
-  validate72.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+  validate88.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
-  exports.Problem = validate73;
-  const schema32 = { "$id": "Problem", "type": "object", "description": "An error (RFC 9457 problem details).", "properties": { "type": { "type": "string", "format": "uri-reference", "description": "URI reference that identifies the kind of problem." }, "title": { "type": "string", "description": "Short summary of the kind of problem." }, "status": { "type": "integer", "minimum": 100, "maximum": 599, "description": "The HTTP status code." }, "detail": { "type": "string", "description": "What went wrong in this case." }, "instance": { "type": "string", "description": "The request path this problem occurred on." }, "code": { "type": "string", "description": "Error code of the upstream OData service, when it gave one." }, "errors": { "type": "array", "description": "One item per invalid field.", "items": { "type": "object", "properties": { "pointer": { "type": "string", "description": "JSON pointer (RFC 6901) to the field in the request body or query." }, "detail": { "type": "string", "description": "What is wrong with the field." } }, "required": ["pointer", "detail"] } } }, "required": ["type", "title", "status"] };
-  const formats18 = /^(?:[a-z][a-z0-9+\-.]*:)?(?:\/?\/(?:(?:[a-z0-9\-._~!$&'()*+,;=:]|%[0-9a-f]{2})*@)?(?:\[(?:(?:(?:(?:[0-9a-f]{1,4}:){6}|::(?:[0-9a-f]{1,4}:){5}|(?:[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){4}|(?:(?:[0-9a-f]{1,4}:){0,1}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){3}|(?:(?:[0-9a-f]{1,4}:){0,2}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){2}|(?:(?:[0-9a-f]{1,4}:){0,3}[0-9a-f]{1,4})?::[0-9a-f]{1,4}:|(?:(?:[0-9a-f]{1,4}:){0,4}[0-9a-f]{1,4})?::)(?:[0-9a-f]{1,4}:[0-9a-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?))|(?:(?:[0-9a-f]{1,4}:){0,5}[0-9a-f]{1,4})?::[0-9a-f]{1,4}|(?:(?:[0-9a-f]{1,4}:){0,6}[0-9a-f]{1,4})?::)|[Vv][0-9a-f]+\.[a-z0-9\-._~!$&'()*+,;=:]+)\]|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?)|(?:[a-z0-9\-._~!$&'"()*+,;=]|%[0-9a-f]{2})*)(?::\d*)?(?:\/(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})*)*|\/(?:(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})*)*)?|(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})*)*)?(?:\?(?:[a-z0-9\-._~!$&'"()*+,;=:@/?]|%[0-9a-f]{2})*)?(?:#(?:[a-z0-9\-._~!$&'"()*+,;=:@/?]|%[0-9a-f]{2})*)?$/i;
+  exports.Problem = validate89;
+  const schema40 = { "$id": "Problem", "type": "object", "description": "An error (RFC 9457 problem details).", "properties": { "type": { "type": "string", "format": "uri-reference", "description": "URI reference that identifies the kind of problem." }, "title": { "type": "string", "description": "Short summary of the kind of problem." }, "status": { "type": "integer", "minimum": 100, "maximum": 599, "description": "The HTTP status code." }, "detail": { "type": "string", "description": "What went wrong in this case." }, "instance": { "type": "string", "description": "The request path this problem occurred on." }, "code": { "type": "string", "description": "Error code of the upstream OData service, when it gave one." }, "errors": { "type": "array", "description": "One item per invalid field.", "items": { "type": "object", "properties": { "pointer": { "type": "string", "description": "JSON pointer (RFC 6901) to the field in the request body or query." }, "detail": { "type": "string", "description": "What is wrong with the field." } }, "required": ["pointer", "detail"] } } }, "required": ["type", "title", "status"] };
+  const formats34 = /^(?:[a-z][a-z0-9+\-.]*:)?(?:\/?\/(?:(?:[a-z0-9\-._~!$&'()*+,;=:]|%[0-9a-f]{2})*@)?(?:\[(?:(?:(?:(?:[0-9a-f]{1,4}:){6}|::(?:[0-9a-f]{1,4}:){5}|(?:[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){4}|(?:(?:[0-9a-f]{1,4}:){0,1}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){3}|(?:(?:[0-9a-f]{1,4}:){0,2}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){2}|(?:(?:[0-9a-f]{1,4}:){0,3}[0-9a-f]{1,4})?::[0-9a-f]{1,4}:|(?:(?:[0-9a-f]{1,4}:){0,4}[0-9a-f]{1,4})?::)(?:[0-9a-f]{1,4}:[0-9a-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?))|(?:(?:[0-9a-f]{1,4}:){0,5}[0-9a-f]{1,4})?::[0-9a-f]{1,4}|(?:(?:[0-9a-f]{1,4}:){0,6}[0-9a-f]{1,4})?::)|[Vv][0-9a-f]+\.[a-z0-9\-._~!$&'()*+,;=:]+)\]|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?)|(?:[a-z0-9\-._~!$&'"()*+,;=]|%[0-9a-f]{2})*)(?::\d*)?(?:\/(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})*)*|\/(?:(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})*)*)?|(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})*)*)?(?:\?(?:[a-z0-9\-._~!$&'"()*+,;=:@/?]|%[0-9a-f]{2})*)?(?:#(?:[a-z0-9\-._~!$&'"()*+,;=:@/?]|%[0-9a-f]{2})*)?$/i;
 
-  function validate73(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  function validate89(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
 /*# sourceURL="Problem" */;
     let vErrors = null;
     let errors = 0;
-    const evaluated0 = validate73.evaluated;
+    const evaluated0 = validate89.evaluated;
     if (evaluated0.dynamicProps) {
       evaluated0.props = undefined;
     }
@@ -5695,7 +9149,7 @@ const bodyValidators = (function(exports, require) {
       if (data.type !== undefined) {
         let data0 = data.type;
         if (typeof data0 === "string") {
-          if (!(formats18.test(data0))) {
+          if (!(formats34.test(data0))) {
             const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/format", keyword: "format", params: { format: "uri-reference" } };
             if (vErrors === null) {
               vErrors = [err3];
@@ -5886,22 +9340,22 @@ const bodyValidators = (function(exports, require) {
       }
       errors++;
     }
-    validate73.errors = vErrors;
+    validate89.errors = vErrors;
     return errors === 0;
   }
-  validate73.evaluated = { "props": { "type": true, "title": true, "status": true, "detail": true, "instance": true, "code": true, "errors": true }, "dynamicProps": false, "dynamicItems": false };
+  validate89.evaluated = { "props": { "type": true, "title": true, "status": true, "detail": true, "instance": true, "code": true, "errors": true }, "dynamicProps": false, "dynamicItems": false };
 
-  exports.Project = validate57;
+  exports.Project = validate60;
 
-  exports.ProjectCreate = validate74;
-  const schema33 = { "$id": "ProjectCreate", "type": "object", "description": "A new Project: the properties a create may set.", "properties": { "name": { "type": "string", "maxLength": 50, "description": "At most 50 characters." }, "active": { "type": "boolean", "description": "Default when omitted on create: false.", "default": false }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "timeBudget": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "clientId": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "hourlyRate": { "type": ["string", "null"], "pattern": "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "description": "A decimal number as a string with at most 16 digits before and at most 2 after the decimal point." }, "assignedUsers": { "type": ["string", "null"], "maxLength": 4000, "description": "At most 4000 characters." }, "assignedTasks": { "type": ["string", "null"], "maxLength": 4000, "description": "At most 4000 characters." }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." } }, "required": ["name"], "additionalProperties": false };
-  const func84 = Object.prototype.hasOwnProperty;
+  exports.ProjectCreate = validate90;
+  const schema41 = { "$id": "ProjectCreate", "type": "object", "description": "A new Project: the properties a create may set.", "properties": { "name": { "type": "string", "maxLength": 50, "description": "At most 50 characters." }, "active": { "type": "boolean", "description": "Default when omitted on create: false.", "default": false }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "timeBudget": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "clientId": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "hourlyRate": { "type": ["string", "null"], "pattern": "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "description": "A decimal number as a string with at most 16 digits before and at most 2 after the decimal point." }, "assignedUsers": { "type": ["string", "null"], "maxLength": 4000, "description": "At most 4000 characters." }, "assignedTasks": { "type": ["string", "null"], "maxLength": 4000, "description": "At most 4000 characters." }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." } }, "required": ["name"], "additionalProperties": false };
+  const func153 = Object.prototype.hasOwnProperty;
 
-  function validate74(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  function validate90(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
 /*# sourceURL="ProjectCreate" */;
     let vErrors = null;
     let errors = 0;
-    const evaluated0 = validate74.evaluated;
+    const evaluated0 = validate90.evaluated;
     if (evaluated0.dynamicProps) {
       evaluated0.props = undefined;
     }
@@ -5920,7 +9374,7 @@ const bodyValidators = (function(exports, require) {
         errors++;
       }
       for (const key0 in data) {
-        if (!(func84.call(schema33.properties, key0))) {
+        if (!(func153.call(schema41.properties, key0))) {
           const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 } };
           if (vErrors === null) {
             vErrors = [err1];
@@ -5971,7 +9425,7 @@ const bodyValidators = (function(exports, require) {
       if (data.comment !== undefined) {
         let data2 = data.comment;
         if ((typeof data2 !== "string") && (data2 !== null)) {
-          const err5 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema33.properties.comment.type } };
+          const err5 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema41.properties.comment.type } };
           if (vErrors === null) {
             vErrors = [err5];
           }
@@ -5996,7 +9450,7 @@ const bodyValidators = (function(exports, require) {
       if (data.timeBudget !== undefined) {
         let data3 = data.timeBudget;
         if ((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)) {
-          const err7 = { instancePath: instancePath + "/timeBudget", schemaPath: "#/properties/timeBudget/type", keyword: "type", params: { type: schema33.properties.timeBudget.type } };
+          const err7 = { instancePath: instancePath + "/timeBudget", schemaPath: "#/properties/timeBudget/type", keyword: "type", params: { type: schema41.properties.timeBudget.type } };
           if (vErrors === null) {
             vErrors = [err7];
           }
@@ -6031,7 +9485,7 @@ const bodyValidators = (function(exports, require) {
       if (data.clientId !== undefined) {
         let data4 = data.clientId;
         if ((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)) {
-          const err10 = { instancePath: instancePath + "/clientId", schemaPath: "#/properties/clientId/type", keyword: "type", params: { type: schema33.properties.clientId.type } };
+          const err10 = { instancePath: instancePath + "/clientId", schemaPath: "#/properties/clientId/type", keyword: "type", params: { type: schema41.properties.clientId.type } };
           if (vErrors === null) {
             vErrors = [err10];
           }
@@ -6066,7 +9520,7 @@ const bodyValidators = (function(exports, require) {
       if (data.hourlyRate !== undefined) {
         let data5 = data.hourlyRate;
         if ((typeof data5 !== "string") && (data5 !== null)) {
-          const err13 = { instancePath: instancePath + "/hourlyRate", schemaPath: "#/properties/hourlyRate/type", keyword: "type", params: { type: schema33.properties.hourlyRate.type } };
+          const err13 = { instancePath: instancePath + "/hourlyRate", schemaPath: "#/properties/hourlyRate/type", keyword: "type", params: { type: schema41.properties.hourlyRate.type } };
           if (vErrors === null) {
             vErrors = [err13];
           }
@@ -6091,7 +9545,7 @@ const bodyValidators = (function(exports, require) {
       if (data.assignedUsers !== undefined) {
         let data6 = data.assignedUsers;
         if ((typeof data6 !== "string") && (data6 !== null)) {
-          const err15 = { instancePath: instancePath + "/assignedUsers", schemaPath: "#/properties/assignedUsers/type", keyword: "type", params: { type: schema33.properties.assignedUsers.type } };
+          const err15 = { instancePath: instancePath + "/assignedUsers", schemaPath: "#/properties/assignedUsers/type", keyword: "type", params: { type: schema41.properties.assignedUsers.type } };
           if (vErrors === null) {
             vErrors = [err15];
           }
@@ -6116,7 +9570,7 @@ const bodyValidators = (function(exports, require) {
       if (data.assignedTasks !== undefined) {
         let data7 = data.assignedTasks;
         if ((typeof data7 !== "string") && (data7 !== null)) {
-          const err17 = { instancePath: instancePath + "/assignedTasks", schemaPath: "#/properties/assignedTasks/type", keyword: "type", params: { type: schema33.properties.assignedTasks.type } };
+          const err17 = { instancePath: instancePath + "/assignedTasks", schemaPath: "#/properties/assignedTasks/type", keyword: "type", params: { type: schema41.properties.assignedTasks.type } };
           if (vErrors === null) {
             vErrors = [err17];
           }
@@ -6141,7 +9595,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom1 !== undefined) {
         let data8 = data.custom1;
         if ((typeof data8 !== "string") && (data8 !== null)) {
-          const err19 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema33.properties.custom1.type } };
+          const err19 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema41.properties.custom1.type } };
           if (vErrors === null) {
             vErrors = [err19];
           }
@@ -6166,7 +9620,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom2 !== undefined) {
         let data9 = data.custom2;
         if ((typeof data9 !== "string") && (data9 !== null)) {
-          const err21 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema33.properties.custom2.type } };
+          const err21 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema41.properties.custom2.type } };
           if (vErrors === null) {
             vErrors = [err21];
           }
@@ -6191,7 +9645,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom3 !== undefined) {
         let data10 = data.custom3;
         if ((typeof data10 !== "string") && (data10 !== null)) {
-          const err23 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema33.properties.custom3.type } };
+          const err23 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema41.properties.custom3.type } };
           if (vErrors === null) {
             vErrors = [err23];
           }
@@ -6216,7 +9670,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom4 !== undefined) {
         let data11 = data.custom4;
         if ((typeof data11 !== "string") && (data11 !== null)) {
-          const err25 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema33.properties.custom4.type } };
+          const err25 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema41.properties.custom4.type } };
           if (vErrors === null) {
             vErrors = [err25];
           }
@@ -6241,7 +9695,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom5 !== undefined) {
         let data12 = data.custom5;
         if ((typeof data12 !== "string") && (data12 !== null)) {
-          const err27 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema33.properties.custom5.type } };
+          const err27 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema41.properties.custom5.type } };
           if (vErrors === null) {
             vErrors = [err27];
           }
@@ -6274,19 +9728,19 @@ const bodyValidators = (function(exports, require) {
       }
       errors++;
     }
-    validate74.errors = vErrors;
+    validate90.errors = vErrors;
     return errors === 0;
   }
-  validate74.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+  validate90.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
-  exports.ProjectList = validate75;
-  const schema34 = { "$id": "ProjectList", "type": "object", "description": "A page of Project items.", "properties": { "items": { "type": "array", "items": { "$ref": "Project" } }, "next": { "type": ["string", "null"], "description": "Relative URL of the next page (`/api/v1/...?cursor=...`), or null on the last page." }, "total": { "type": "integer", "minimum": 0, "description": "Number of all matching items; only with `count=true`." } }, "required": ["items", "next"] };
+  exports.ProjectList = validate91;
+  const schema42 = { "$id": "ProjectList", "type": "object", "description": "A page of Project items.", "properties": { "items": { "type": "array", "items": { "$ref": "Project" } }, "next": { "type": ["string", "null"], "description": "Relative URL of the next page (`/api/v1/...?cursor=...`), or null on the last page." }, "total": { "type": "integer", "minimum": 0, "description": "Number of all matching items; only with `count=true`." } }, "required": ["items", "next"] };
 
-  function validate75(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  function validate91(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
 /*# sourceURL="ProjectList" */;
     let vErrors = null;
     let errors = 0;
-    const evaluated0 = validate75.evaluated;
+    const evaluated0 = validate91.evaluated;
     if (evaluated0.dynamicProps) {
       evaluated0.props = undefined;
     }
@@ -6319,8 +9773,8 @@ const bodyValidators = (function(exports, require) {
         if (Array.isArray(data0)) {
           const len0 = data0.length;
           for (let i0 = 0; i0 < len0; i0++) {
-            if (!(validate57(data0[i0], { instancePath: instancePath + "/items/" + i0, parentData: data0, parentDataProperty: i0, rootData, dynamicAnchors }))) {
-              vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+            if (!(validate60(data0[i0], { instancePath: instancePath + "/items/" + i0, parentData: data0, parentDataProperty: i0, rootData, dynamicAnchors }))) {
+              vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
               errors = vErrors.length;
             }
           }
@@ -6339,7 +9793,7 @@ const bodyValidators = (function(exports, require) {
       if (data.next !== undefined) {
         let data2 = data.next;
         if ((typeof data2 !== "string") && (data2 !== null)) {
-          const err3 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/type", keyword: "type", params: { type: schema34.properties.next.type } };
+          const err3 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/type", keyword: "type", params: { type: schema42.properties.next.type } };
           if (vErrors === null) {
             vErrors = [err3];
           }
@@ -6385,19 +9839,132 @@ const bodyValidators = (function(exports, require) {
       }
       errors++;
     }
-    validate75.errors = vErrors;
+    validate91.errors = vErrors;
     return errors === 0;
   }
-  validate75.evaluated = { "props": { "items": true, "next": true, "total": true }, "dynamicProps": false, "dynamicItems": false };
+  validate91.evaluated = { "props": { "items": true, "next": true, "total": true }, "dynamicProps": false, "dynamicItems": false };
 
-  exports.ProjectUpdate = validate77;
-  const schema35 = { "$id": "ProjectUpdate", "type": "object", "description": "Changes to a Project (JSON merge patch): only the properties given are changed; null clears a nullable property.", "properties": { "name": { "type": "string", "maxLength": 50, "description": "At most 50 characters." }, "active": { "type": "boolean", "description": "Default when omitted on create: false." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "timeBudget": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "clientId": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "hourlyRate": { "type": ["string", "null"], "pattern": "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "description": "A decimal number as a string with at most 16 digits before and at most 2 after the decimal point." }, "assignedUsers": { "type": ["string", "null"], "maxLength": 4000, "description": "At most 4000 characters." }, "assignedTasks": { "type": ["string", "null"], "maxLength": 4000, "description": "At most 4000 characters." }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." } }, "additionalProperties": false };
+  exports.ProjectSelection = validate76;
 
-  function validate77(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  exports.ProjectSelectionList = validate93;
+  const schema43 = { "$id": "ProjectSelectionList", "type": "object", "description": "A page of Project items as a list returns it when `select` is given: each item has only the selected properties and the expanded navigations.", "properties": { "items": { "type": "array", "items": { "$ref": "ProjectSelection" } }, "next": { "type": ["string", "null"], "description": "Relative URL of the next page (`/api/v1/...?cursor=...`), or null on the last page." }, "total": { "type": "integer", "minimum": 0, "description": "Number of all matching items; only with `count=true`." } }, "required": ["items", "next"] };
+
+  function validate93(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+/*# sourceURL="ProjectSelectionList" */;
+    let vErrors = null;
+    let errors = 0;
+    const evaluated0 = validate93.evaluated;
+    if (evaluated0.dynamicProps) {
+      evaluated0.props = undefined;
+    }
+    if (evaluated0.dynamicItems) {
+      evaluated0.items = undefined;
+    }
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      if (data.items === undefined) {
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "items" } };
+        if (vErrors === null) {
+          vErrors = [err0];
+        }
+        else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+      if (data.next === undefined) {
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "next" } };
+        if (vErrors === null) {
+          vErrors = [err1];
+        }
+        else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+      if (data.items !== undefined) {
+        let data0 = data.items;
+        if (Array.isArray(data0)) {
+          const len0 = data0.length;
+          for (let i0 = 0; i0 < len0; i0++) {
+            if (!(validate76(data0[i0], { instancePath: instancePath + "/items/" + i0, parentData: data0, parentDataProperty: i0, rootData, dynamicAnchors }))) {
+              vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+              errors = vErrors.length;
+            }
+          }
+        }
+        else {
+          const err2 = { instancePath: instancePath + "/items", schemaPath: "#/properties/items/type", keyword: "type", params: { type: "array" } };
+          if (vErrors === null) {
+            vErrors = [err2];
+          }
+          else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+      }
+      if (data.next !== undefined) {
+        let data2 = data.next;
+        if ((typeof data2 !== "string") && (data2 !== null)) {
+          const err3 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/type", keyword: "type", params: { type: schema43.properties.next.type } };
+          if (vErrors === null) {
+            vErrors = [err3];
+          }
+          else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+      }
+      if (data.total !== undefined) {
+        let data3 = data.total;
+        if (!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) {
+          const err4 = { instancePath: instancePath + "/total", schemaPath: "#/properties/total/type", keyword: "type", params: { type: "integer" } };
+          if (vErrors === null) {
+            vErrors = [err4];
+          }
+          else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+        if ((typeof data3 == "number") && (isFinite(data3))) {
+          if (data3 < 0 || isNaN(data3)) {
+            const err5 = { instancePath: instancePath + "/total", schemaPath: "#/properties/total/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 } };
+            if (vErrors === null) {
+              vErrors = [err5];
+            }
+            else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+      }
+    }
+    else {
+      const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+      if (vErrors === null) {
+        vErrors = [err6];
+      }
+      else {
+        vErrors.push(err6);
+      }
+      errors++;
+    }
+    validate93.errors = vErrors;
+    return errors === 0;
+  }
+  validate93.evaluated = { "props": { "items": true, "next": true, "total": true }, "dynamicProps": false, "dynamicItems": false };
+
+  exports.ProjectUpdate = validate95;
+  const schema44 = { "$id": "ProjectUpdate", "type": "object", "description": "Changes to a Project (JSON merge patch): only the properties given are changed; null clears a nullable property.", "properties": { "name": { "type": "string", "maxLength": 50, "description": "At most 50 characters." }, "active": { "type": "boolean", "description": "Default when omitted on create: false." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "timeBudget": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "clientId": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "hourlyRate": { "type": ["string", "null"], "pattern": "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "description": "A decimal number as a string with at most 16 digits before and at most 2 after the decimal point." }, "assignedUsers": { "type": ["string", "null"], "maxLength": 4000, "description": "At most 4000 characters." }, "assignedTasks": { "type": ["string", "null"], "maxLength": 4000, "description": "At most 4000 characters." }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." } }, "additionalProperties": false };
+
+  function validate95(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
 /*# sourceURL="ProjectUpdate" */;
     let vErrors = null;
     let errors = 0;
-    const evaluated0 = validate77.evaluated;
+    const evaluated0 = validate95.evaluated;
     if (evaluated0.dynamicProps) {
       evaluated0.props = undefined;
     }
@@ -6406,7 +9973,7 @@ const bodyValidators = (function(exports, require) {
     }
     if (data && typeof data == "object" && !Array.isArray(data)) {
       for (const key0 in data) {
-        if (!(func84.call(schema35.properties, key0))) {
+        if (!(func153.call(schema44.properties, key0))) {
           const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 } };
           if (vErrors === null) {
             vErrors = [err0];
@@ -6457,7 +10024,7 @@ const bodyValidators = (function(exports, require) {
       if (data.comment !== undefined) {
         let data2 = data.comment;
         if ((typeof data2 !== "string") && (data2 !== null)) {
-          const err4 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema35.properties.comment.type } };
+          const err4 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema44.properties.comment.type } };
           if (vErrors === null) {
             vErrors = [err4];
           }
@@ -6482,7 +10049,7 @@ const bodyValidators = (function(exports, require) {
       if (data.timeBudget !== undefined) {
         let data3 = data.timeBudget;
         if ((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)) {
-          const err6 = { instancePath: instancePath + "/timeBudget", schemaPath: "#/properties/timeBudget/type", keyword: "type", params: { type: schema35.properties.timeBudget.type } };
+          const err6 = { instancePath: instancePath + "/timeBudget", schemaPath: "#/properties/timeBudget/type", keyword: "type", params: { type: schema44.properties.timeBudget.type } };
           if (vErrors === null) {
             vErrors = [err6];
           }
@@ -6517,7 +10084,7 @@ const bodyValidators = (function(exports, require) {
       if (data.clientId !== undefined) {
         let data4 = data.clientId;
         if ((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)) {
-          const err9 = { instancePath: instancePath + "/clientId", schemaPath: "#/properties/clientId/type", keyword: "type", params: { type: schema35.properties.clientId.type } };
+          const err9 = { instancePath: instancePath + "/clientId", schemaPath: "#/properties/clientId/type", keyword: "type", params: { type: schema44.properties.clientId.type } };
           if (vErrors === null) {
             vErrors = [err9];
           }
@@ -6552,7 +10119,7 @@ const bodyValidators = (function(exports, require) {
       if (data.hourlyRate !== undefined) {
         let data5 = data.hourlyRate;
         if ((typeof data5 !== "string") && (data5 !== null)) {
-          const err12 = { instancePath: instancePath + "/hourlyRate", schemaPath: "#/properties/hourlyRate/type", keyword: "type", params: { type: schema35.properties.hourlyRate.type } };
+          const err12 = { instancePath: instancePath + "/hourlyRate", schemaPath: "#/properties/hourlyRate/type", keyword: "type", params: { type: schema44.properties.hourlyRate.type } };
           if (vErrors === null) {
             vErrors = [err12];
           }
@@ -6577,7 +10144,7 @@ const bodyValidators = (function(exports, require) {
       if (data.assignedUsers !== undefined) {
         let data6 = data.assignedUsers;
         if ((typeof data6 !== "string") && (data6 !== null)) {
-          const err14 = { instancePath: instancePath + "/assignedUsers", schemaPath: "#/properties/assignedUsers/type", keyword: "type", params: { type: schema35.properties.assignedUsers.type } };
+          const err14 = { instancePath: instancePath + "/assignedUsers", schemaPath: "#/properties/assignedUsers/type", keyword: "type", params: { type: schema44.properties.assignedUsers.type } };
           if (vErrors === null) {
             vErrors = [err14];
           }
@@ -6602,7 +10169,7 @@ const bodyValidators = (function(exports, require) {
       if (data.assignedTasks !== undefined) {
         let data7 = data.assignedTasks;
         if ((typeof data7 !== "string") && (data7 !== null)) {
-          const err16 = { instancePath: instancePath + "/assignedTasks", schemaPath: "#/properties/assignedTasks/type", keyword: "type", params: { type: schema35.properties.assignedTasks.type } };
+          const err16 = { instancePath: instancePath + "/assignedTasks", schemaPath: "#/properties/assignedTasks/type", keyword: "type", params: { type: schema44.properties.assignedTasks.type } };
           if (vErrors === null) {
             vErrors = [err16];
           }
@@ -6627,7 +10194,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom1 !== undefined) {
         let data8 = data.custom1;
         if ((typeof data8 !== "string") && (data8 !== null)) {
-          const err18 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema35.properties.custom1.type } };
+          const err18 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema44.properties.custom1.type } };
           if (vErrors === null) {
             vErrors = [err18];
           }
@@ -6652,7 +10219,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom2 !== undefined) {
         let data9 = data.custom2;
         if ((typeof data9 !== "string") && (data9 !== null)) {
-          const err20 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema35.properties.custom2.type } };
+          const err20 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema44.properties.custom2.type } };
           if (vErrors === null) {
             vErrors = [err20];
           }
@@ -6677,7 +10244,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom3 !== undefined) {
         let data10 = data.custom3;
         if ((typeof data10 !== "string") && (data10 !== null)) {
-          const err22 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema35.properties.custom3.type } };
+          const err22 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema44.properties.custom3.type } };
           if (vErrors === null) {
             vErrors = [err22];
           }
@@ -6702,7 +10269,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom4 !== undefined) {
         let data11 = data.custom4;
         if ((typeof data11 !== "string") && (data11 !== null)) {
-          const err24 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema35.properties.custom4.type } };
+          const err24 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema44.properties.custom4.type } };
           if (vErrors === null) {
             vErrors = [err24];
           }
@@ -6727,7 +10294,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom5 !== undefined) {
         let data12 = data.custom5;
         if ((typeof data12 !== "string") && (data12 !== null)) {
-          const err26 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema35.properties.custom5.type } };
+          const err26 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema44.properties.custom5.type } };
           if (vErrors === null) {
             vErrors = [err26];
           }
@@ -6760,19 +10327,19 @@ const bodyValidators = (function(exports, require) {
       }
       errors++;
     }
-    validate77.errors = vErrors;
+    validate95.errors = vErrors;
     return errors === 0;
   }
-  validate77.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+  validate95.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
-  exports.StartStopWatchParameters = validate78;
-  const schema36 = { "$id": "StartStopWatchParameters", "type": "object", "description": "Parameters of StartStopWatch.", "properties": { "projectId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "taskId": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "billable": { "type": ["boolean", "null"] }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." } }, "required": ["projectId"], "additionalProperties": false };
+  exports.StartStopWatchParameters = validate96;
+  const schema45 = { "$id": "StartStopWatchParameters", "type": "object", "description": "Parameters of StartStopWatch.", "properties": { "projectId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "taskId": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "billable": { "type": ["boolean", "null"] }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." } }, "required": ["projectId"], "additionalProperties": false };
 
-  function validate78(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  function validate96(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
 /*# sourceURL="StartStopWatchParameters" */;
     let vErrors = null;
     let errors = 0;
-    const evaluated0 = validate78.evaluated;
+    const evaluated0 = validate96.evaluated;
     if (evaluated0.dynamicProps) {
       evaluated0.props = undefined;
     }
@@ -6791,7 +10358,7 @@ const bodyValidators = (function(exports, require) {
         errors++;
       }
       for (const key0 in data) {
-        if (!(func84.call(schema36.properties, key0))) {
+        if (!(func153.call(schema45.properties, key0))) {
           const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 } };
           if (vErrors === null) {
             vErrors = [err1];
@@ -6840,7 +10407,7 @@ const bodyValidators = (function(exports, require) {
       if (data.taskId !== undefined) {
         let data1 = data.taskId;
         if ((!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))) && (data1 !== null)) {
-          const err5 = { instancePath: instancePath + "/taskId", schemaPath: "#/properties/taskId/type", keyword: "type", params: { type: schema36.properties.taskId.type } };
+          const err5 = { instancePath: instancePath + "/taskId", schemaPath: "#/properties/taskId/type", keyword: "type", params: { type: schema45.properties.taskId.type } };
           if (vErrors === null) {
             vErrors = [err5];
           }
@@ -6875,7 +10442,7 @@ const bodyValidators = (function(exports, require) {
       if (data.comment !== undefined) {
         let data2 = data.comment;
         if ((typeof data2 !== "string") && (data2 !== null)) {
-          const err8 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema36.properties.comment.type } };
+          const err8 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema45.properties.comment.type } };
           if (vErrors === null) {
             vErrors = [err8];
           }
@@ -6900,7 +10467,7 @@ const bodyValidators = (function(exports, require) {
       if (data.billable !== undefined) {
         let data3 = data.billable;
         if ((typeof data3 !== "boolean") && (data3 !== null)) {
-          const err10 = { instancePath: instancePath + "/billable", schemaPath: "#/properties/billable/type", keyword: "type", params: { type: schema36.properties.billable.type } };
+          const err10 = { instancePath: instancePath + "/billable", schemaPath: "#/properties/billable/type", keyword: "type", params: { type: schema45.properties.billable.type } };
           if (vErrors === null) {
             vErrors = [err10];
           }
@@ -6913,7 +10480,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom1 !== undefined) {
         let data4 = data.custom1;
         if ((typeof data4 !== "string") && (data4 !== null)) {
-          const err11 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema36.properties.custom1.type } };
+          const err11 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema45.properties.custom1.type } };
           if (vErrors === null) {
             vErrors = [err11];
           }
@@ -6938,7 +10505,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom2 !== undefined) {
         let data5 = data.custom2;
         if ((typeof data5 !== "string") && (data5 !== null)) {
-          const err13 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema36.properties.custom2.type } };
+          const err13 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema45.properties.custom2.type } };
           if (vErrors === null) {
             vErrors = [err13];
           }
@@ -6963,7 +10530,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom3 !== undefined) {
         let data6 = data.custom3;
         if ((typeof data6 !== "string") && (data6 !== null)) {
-          const err15 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema36.properties.custom3.type } };
+          const err15 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema45.properties.custom3.type } };
           if (vErrors === null) {
             vErrors = [err15];
           }
@@ -6988,7 +10555,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom4 !== undefined) {
         let data7 = data.custom4;
         if ((typeof data7 !== "string") && (data7 !== null)) {
-          const err17 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema36.properties.custom4.type } };
+          const err17 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema45.properties.custom4.type } };
           if (vErrors === null) {
             vErrors = [err17];
           }
@@ -7013,7 +10580,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom5 !== undefined) {
         let data8 = data.custom5;
         if ((typeof data8 !== "string") && (data8 !== null)) {
-          const err19 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema36.properties.custom5.type } };
+          const err19 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema45.properties.custom5.type } };
           if (vErrors === null) {
             vErrors = [err19];
           }
@@ -7046,21 +10613,21 @@ const bodyValidators = (function(exports, require) {
       }
       errors++;
     }
-    validate78.errors = vErrors;
+    validate96.errors = vErrors;
     return errors === 0;
   }
-  validate78.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+  validate96.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
-  exports.Task = validate61;
+  exports.Task = validate64;
 
-  exports.TaskCreate = validate79;
-  const schema37 = { "$id": "TaskCreate", "type": "object", "description": "A new Task: the properties a create may set.", "properties": { "description": { "type": "string", "maxLength": 100, "description": "At most 100 characters." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "billable": { "type": "boolean", "description": "Default when omitted on create: true.", "default": true }, "active": { "type": "boolean", "description": "Default when omitted on create: true.", "default": true }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." } }, "required": ["description"], "additionalProperties": false };
+  exports.TaskCreate = validate97;
+  const schema46 = { "$id": "TaskCreate", "type": "object", "description": "A new Task: the properties a create may set.", "properties": { "description": { "type": "string", "maxLength": 100, "description": "At most 100 characters." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "billable": { "type": "boolean", "description": "Default when omitted on create: true.", "default": true }, "active": { "type": "boolean", "description": "Default when omitted on create: true.", "default": true }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." } }, "required": ["description"], "additionalProperties": false };
 
-  function validate79(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  function validate97(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
 /*# sourceURL="TaskCreate" */;
     let vErrors = null;
     let errors = 0;
-    const evaluated0 = validate79.evaluated;
+    const evaluated0 = validate97.evaluated;
     if (evaluated0.dynamicProps) {
       evaluated0.props = undefined;
     }
@@ -7079,7 +10646,7 @@ const bodyValidators = (function(exports, require) {
         errors++;
       }
       for (const key0 in data) {
-        if (!(func84.call(schema37.properties, key0))) {
+        if (!(func153.call(schema46.properties, key0))) {
           const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 } };
           if (vErrors === null) {
             vErrors = [err1];
@@ -7118,7 +10685,7 @@ const bodyValidators = (function(exports, require) {
       if (data.comment !== undefined) {
         let data1 = data.comment;
         if ((typeof data1 !== "string") && (data1 !== null)) {
-          const err4 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema37.properties.comment.type } };
+          const err4 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema46.properties.comment.type } };
           if (vErrors === null) {
             vErrors = [err4];
           }
@@ -7167,7 +10734,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom1 !== undefined) {
         let data4 = data.custom1;
         if ((typeof data4 !== "string") && (data4 !== null)) {
-          const err8 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema37.properties.custom1.type } };
+          const err8 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema46.properties.custom1.type } };
           if (vErrors === null) {
             vErrors = [err8];
           }
@@ -7192,7 +10759,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom2 !== undefined) {
         let data5 = data.custom2;
         if ((typeof data5 !== "string") && (data5 !== null)) {
-          const err10 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema37.properties.custom2.type } };
+          const err10 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema46.properties.custom2.type } };
           if (vErrors === null) {
             vErrors = [err10];
           }
@@ -7217,7 +10784,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom3 !== undefined) {
         let data6 = data.custom3;
         if ((typeof data6 !== "string") && (data6 !== null)) {
-          const err12 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema37.properties.custom3.type } };
+          const err12 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema46.properties.custom3.type } };
           if (vErrors === null) {
             vErrors = [err12];
           }
@@ -7242,7 +10809,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom4 !== undefined) {
         let data7 = data.custom4;
         if ((typeof data7 !== "string") && (data7 !== null)) {
-          const err14 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema37.properties.custom4.type } };
+          const err14 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema46.properties.custom4.type } };
           if (vErrors === null) {
             vErrors = [err14];
           }
@@ -7267,7 +10834,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom5 !== undefined) {
         let data8 = data.custom5;
         if ((typeof data8 !== "string") && (data8 !== null)) {
-          const err16 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema37.properties.custom5.type } };
+          const err16 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema46.properties.custom5.type } };
           if (vErrors === null) {
             vErrors = [err16];
           }
@@ -7300,19 +10867,19 @@ const bodyValidators = (function(exports, require) {
       }
       errors++;
     }
-    validate79.errors = vErrors;
+    validate97.errors = vErrors;
     return errors === 0;
   }
-  validate79.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+  validate97.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
-  exports.TaskList = validate80;
-  const schema38 = { "$id": "TaskList", "type": "object", "description": "A page of Task items.", "properties": { "items": { "type": "array", "items": { "$ref": "Task" } }, "next": { "type": ["string", "null"], "description": "Relative URL of the next page (`/api/v1/...?cursor=...`), or null on the last page." }, "total": { "type": "integer", "minimum": 0, "description": "Number of all matching items; only with `count=true`." } }, "required": ["items", "next"] };
+  exports.TaskList = validate98;
+  const schema47 = { "$id": "TaskList", "type": "object", "description": "A page of Task items.", "properties": { "items": { "type": "array", "items": { "$ref": "Task" } }, "next": { "type": ["string", "null"], "description": "Relative URL of the next page (`/api/v1/...?cursor=...`), or null on the last page." }, "total": { "type": "integer", "minimum": 0, "description": "Number of all matching items; only with `count=true`." } }, "required": ["items", "next"] };
 
-  function validate80(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  function validate98(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
 /*# sourceURL="TaskList" */;
     let vErrors = null;
     let errors = 0;
-    const evaluated0 = validate80.evaluated;
+    const evaluated0 = validate98.evaluated;
     if (evaluated0.dynamicProps) {
       evaluated0.props = undefined;
     }
@@ -7345,8 +10912,8 @@ const bodyValidators = (function(exports, require) {
         if (Array.isArray(data0)) {
           const len0 = data0.length;
           for (let i0 = 0; i0 < len0; i0++) {
-            if (!(validate61(data0[i0], { instancePath: instancePath + "/items/" + i0, parentData: data0, parentDataProperty: i0, rootData, dynamicAnchors }))) {
-              vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
+            if (!(validate64(data0[i0], { instancePath: instancePath + "/items/" + i0, parentData: data0, parentDataProperty: i0, rootData, dynamicAnchors }))) {
+              vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
               errors = vErrors.length;
             }
           }
@@ -7365,7 +10932,7 @@ const bodyValidators = (function(exports, require) {
       if (data.next !== undefined) {
         let data2 = data.next;
         if ((typeof data2 !== "string") && (data2 !== null)) {
-          const err3 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/type", keyword: "type", params: { type: schema38.properties.next.type } };
+          const err3 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/type", keyword: "type", params: { type: schema47.properties.next.type } };
           if (vErrors === null) {
             vErrors = [err3];
           }
@@ -7411,19 +10978,132 @@ const bodyValidators = (function(exports, require) {
       }
       errors++;
     }
-    validate80.errors = vErrors;
+    validate98.errors = vErrors;
     return errors === 0;
   }
-  validate80.evaluated = { "props": { "items": true, "next": true, "total": true }, "dynamicProps": false, "dynamicItems": false };
+  validate98.evaluated = { "props": { "items": true, "next": true, "total": true }, "dynamicProps": false, "dynamicItems": false };
 
-  exports.TaskUpdate = validate82;
-  const schema39 = { "$id": "TaskUpdate", "type": "object", "description": "Changes to a Task (JSON merge patch): only the properties given are changed; null clears a nullable property.", "properties": { "description": { "type": "string", "maxLength": 100, "description": "At most 100 characters." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "billable": { "type": "boolean", "description": "Default when omitted on create: true." }, "active": { "type": "boolean", "description": "Default when omitted on create: true." }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." } }, "additionalProperties": false };
+  exports.TaskSelection = validate79;
 
-  function validate82(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  exports.TaskSelectionList = validate100;
+  const schema48 = { "$id": "TaskSelectionList", "type": "object", "description": "A page of Task items as a list returns it when `select` is given: each item has only the selected properties and the expanded navigations.", "properties": { "items": { "type": "array", "items": { "$ref": "TaskSelection" } }, "next": { "type": ["string", "null"], "description": "Relative URL of the next page (`/api/v1/...?cursor=...`), or null on the last page." }, "total": { "type": "integer", "minimum": 0, "description": "Number of all matching items; only with `count=true`." } }, "required": ["items", "next"] };
+
+  function validate100(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+/*# sourceURL="TaskSelectionList" */;
+    let vErrors = null;
+    let errors = 0;
+    const evaluated0 = validate100.evaluated;
+    if (evaluated0.dynamicProps) {
+      evaluated0.props = undefined;
+    }
+    if (evaluated0.dynamicItems) {
+      evaluated0.items = undefined;
+    }
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      if (data.items === undefined) {
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "items" } };
+        if (vErrors === null) {
+          vErrors = [err0];
+        }
+        else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+      if (data.next === undefined) {
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "next" } };
+        if (vErrors === null) {
+          vErrors = [err1];
+        }
+        else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+      if (data.items !== undefined) {
+        let data0 = data.items;
+        if (Array.isArray(data0)) {
+          const len0 = data0.length;
+          for (let i0 = 0; i0 < len0; i0++) {
+            if (!(validate79(data0[i0], { instancePath: instancePath + "/items/" + i0, parentData: data0, parentDataProperty: i0, rootData, dynamicAnchors }))) {
+              vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
+              errors = vErrors.length;
+            }
+          }
+        }
+        else {
+          const err2 = { instancePath: instancePath + "/items", schemaPath: "#/properties/items/type", keyword: "type", params: { type: "array" } };
+          if (vErrors === null) {
+            vErrors = [err2];
+          }
+          else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+      }
+      if (data.next !== undefined) {
+        let data2 = data.next;
+        if ((typeof data2 !== "string") && (data2 !== null)) {
+          const err3 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/type", keyword: "type", params: { type: schema48.properties.next.type } };
+          if (vErrors === null) {
+            vErrors = [err3];
+          }
+          else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+      }
+      if (data.total !== undefined) {
+        let data3 = data.total;
+        if (!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) {
+          const err4 = { instancePath: instancePath + "/total", schemaPath: "#/properties/total/type", keyword: "type", params: { type: "integer" } };
+          if (vErrors === null) {
+            vErrors = [err4];
+          }
+          else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+        if ((typeof data3 == "number") && (isFinite(data3))) {
+          if (data3 < 0 || isNaN(data3)) {
+            const err5 = { instancePath: instancePath + "/total", schemaPath: "#/properties/total/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 } };
+            if (vErrors === null) {
+              vErrors = [err5];
+            }
+            else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+      }
+    }
+    else {
+      const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+      if (vErrors === null) {
+        vErrors = [err6];
+      }
+      else {
+        vErrors.push(err6);
+      }
+      errors++;
+    }
+    validate100.errors = vErrors;
+    return errors === 0;
+  }
+  validate100.evaluated = { "props": { "items": true, "next": true, "total": true }, "dynamicProps": false, "dynamicItems": false };
+
+  exports.TaskUpdate = validate102;
+  const schema49 = { "$id": "TaskUpdate", "type": "object", "description": "Changes to a Task (JSON merge patch): only the properties given are changed; null clears a nullable property.", "properties": { "description": { "type": "string", "maxLength": 100, "description": "At most 100 characters." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "billable": { "type": "boolean", "description": "Default when omitted on create: true." }, "active": { "type": "boolean", "description": "Default when omitted on create: true." }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." } }, "additionalProperties": false };
+
+  function validate102(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
 /*# sourceURL="TaskUpdate" */;
     let vErrors = null;
     let errors = 0;
-    const evaluated0 = validate82.evaluated;
+    const evaluated0 = validate102.evaluated;
     if (evaluated0.dynamicProps) {
       evaluated0.props = undefined;
     }
@@ -7432,7 +11112,7 @@ const bodyValidators = (function(exports, require) {
     }
     if (data && typeof data == "object" && !Array.isArray(data)) {
       for (const key0 in data) {
-        if (!(func84.call(schema39.properties, key0))) {
+        if (!(func153.call(schema49.properties, key0))) {
           const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 } };
           if (vErrors === null) {
             vErrors = [err0];
@@ -7471,7 +11151,7 @@ const bodyValidators = (function(exports, require) {
       if (data.comment !== undefined) {
         let data1 = data.comment;
         if ((typeof data1 !== "string") && (data1 !== null)) {
-          const err3 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema39.properties.comment.type } };
+          const err3 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema49.properties.comment.type } };
           if (vErrors === null) {
             vErrors = [err3];
           }
@@ -7520,7 +11200,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom1 !== undefined) {
         let data4 = data.custom1;
         if ((typeof data4 !== "string") && (data4 !== null)) {
-          const err7 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema39.properties.custom1.type } };
+          const err7 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema49.properties.custom1.type } };
           if (vErrors === null) {
             vErrors = [err7];
           }
@@ -7545,7 +11225,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom2 !== undefined) {
         let data5 = data.custom2;
         if ((typeof data5 !== "string") && (data5 !== null)) {
-          const err9 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema39.properties.custom2.type } };
+          const err9 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema49.properties.custom2.type } };
           if (vErrors === null) {
             vErrors = [err9];
           }
@@ -7570,7 +11250,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom3 !== undefined) {
         let data6 = data.custom3;
         if ((typeof data6 !== "string") && (data6 !== null)) {
-          const err11 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema39.properties.custom3.type } };
+          const err11 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema49.properties.custom3.type } };
           if (vErrors === null) {
             vErrors = [err11];
           }
@@ -7595,7 +11275,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom4 !== undefined) {
         let data7 = data.custom4;
         if ((typeof data7 !== "string") && (data7 !== null)) {
-          const err13 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema39.properties.custom4.type } };
+          const err13 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema49.properties.custom4.type } };
           if (vErrors === null) {
             vErrors = [err13];
           }
@@ -7620,7 +11300,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom5 !== undefined) {
         let data8 = data.custom5;
         if ((typeof data8 !== "string") && (data8 !== null)) {
-          const err15 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema39.properties.custom5.type } };
+          const err15 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema49.properties.custom5.type } };
           if (vErrors === null) {
             vErrors = [err15];
           }
@@ -7653,21 +11333,21 @@ const bodyValidators = (function(exports, require) {
       }
       errors++;
     }
-    validate82.errors = vErrors;
+    validate102.errors = vErrors;
     return errors === 0;
   }
-  validate82.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+  validate102.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
-  exports.TimeEntry = validate58;
+  exports.TimeEntry = validate61;
 
-  exports.TimeEntryCreate = validate83;
-  const schema40 = { "$id": "TimeEntryCreate", "type": "object", "description": "A new TimeEntry: the properties a create may set.", "properties": { "typeId": { "$ref": "TimeEntryTypeId", "description": "Coded values: 1 = Duration, 2 = StartEnd. Default when omitted on create: 2.", "default": 2 }, "userId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Filled in by the service when omitted on create." }, "projectId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "taskId": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "startTime": { "type": "string", "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z." }, "endTime": { "type": ["string", "null"], "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "billable": { "type": "boolean", "description": "Default when omitted on create: true.", "default": true }, "locked": { "type": "boolean", "description": "Default when omitted on create: false.", "default": false }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." } }, "required": ["projectId", "startTime"], "additionalProperties": false };
+  exports.TimeEntryCreate = validate103;
+  const schema50 = { "$id": "TimeEntryCreate", "type": "object", "description": "A new TimeEntry: the properties a create may set.", "properties": { "typeId": { "$ref": "TimeEntryTypeId", "description": "Coded values: 1 = Duration, 2 = StartEnd. Default when omitted on create: 2.", "default": 2 }, "userId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Filled in by the service when omitted on create." }, "projectId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "taskId": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "startTime": { "type": "string", "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z." }, "endTime": { "type": ["string", "null"], "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "billable": { "type": "boolean", "description": "Default when omitted on create: true.", "default": true }, "locked": { "type": "boolean", "description": "Default when omitted on create: false.", "default": false }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." } }, "required": ["projectId", "startTime"], "additionalProperties": false };
 
-  function validate83(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  function validate103(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
 /*# sourceURL="TimeEntryCreate" */;
     let vErrors = null;
     let errors = 0;
-    const evaluated0 = validate83.evaluated;
+    const evaluated0 = validate103.evaluated;
     if (evaluated0.dynamicProps) {
       evaluated0.props = undefined;
     }
@@ -7696,7 +11376,7 @@ const bodyValidators = (function(exports, require) {
         errors++;
       }
       for (const key0 in data) {
-        if (!(func84.call(schema40.properties, key0))) {
+        if (!(func153.call(schema50.properties, key0))) {
           const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 } };
           if (vErrors === null) {
             vErrors = [err2];
@@ -7708,8 +11388,8 @@ const bodyValidators = (function(exports, require) {
         }
       }
       if (data.typeId !== undefined) {
-        if (!(validate59(data.typeId, { instancePath: instancePath + "/typeId", parentData: data, parentDataProperty: "typeId", rootData, dynamicAnchors }))) {
-          vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+        if (!(validate62(data.typeId, { instancePath: instancePath + "/typeId", parentData: data, parentDataProperty: "typeId", rootData, dynamicAnchors }))) {
+          vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
           errors = vErrors.length;
         }
       }
@@ -7786,7 +11466,7 @@ const bodyValidators = (function(exports, require) {
       if (data.taskId !== undefined) {
         let data3 = data.taskId;
         if ((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)) {
-          const err9 = { instancePath: instancePath + "/taskId", schemaPath: "#/properties/taskId/type", keyword: "type", params: { type: schema40.properties.taskId.type } };
+          const err9 = { instancePath: instancePath + "/taskId", schemaPath: "#/properties/taskId/type", keyword: "type", params: { type: schema50.properties.taskId.type } };
           if (vErrors === null) {
             vErrors = [err9];
           }
@@ -7846,7 +11526,7 @@ const bodyValidators = (function(exports, require) {
       if (data.endTime !== undefined) {
         let data5 = data.endTime;
         if ((typeof data5 !== "string") && (data5 !== null)) {
-          const err14 = { instancePath: instancePath + "/endTime", schemaPath: "#/properties/endTime/type", keyword: "type", params: { type: schema40.properties.endTime.type } };
+          const err14 = { instancePath: instancePath + "/endTime", schemaPath: "#/properties/endTime/type", keyword: "type", params: { type: schema50.properties.endTime.type } };
           if (vErrors === null) {
             vErrors = [err14];
           }
@@ -7871,7 +11551,7 @@ const bodyValidators = (function(exports, require) {
       if (data.comment !== undefined) {
         let data6 = data.comment;
         if ((typeof data6 !== "string") && (data6 !== null)) {
-          const err16 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema40.properties.comment.type } };
+          const err16 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema50.properties.comment.type } };
           if (vErrors === null) {
             vErrors = [err16];
           }
@@ -7920,7 +11600,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom1 !== undefined) {
         let data9 = data.custom1;
         if ((typeof data9 !== "string") && (data9 !== null)) {
-          const err20 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema40.properties.custom1.type } };
+          const err20 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema50.properties.custom1.type } };
           if (vErrors === null) {
             vErrors = [err20];
           }
@@ -7945,7 +11625,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom2 !== undefined) {
         let data10 = data.custom2;
         if ((typeof data10 !== "string") && (data10 !== null)) {
-          const err22 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema40.properties.custom2.type } };
+          const err22 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema50.properties.custom2.type } };
           if (vErrors === null) {
             vErrors = [err22];
           }
@@ -7970,7 +11650,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom3 !== undefined) {
         let data11 = data.custom3;
         if ((typeof data11 !== "string") && (data11 !== null)) {
-          const err24 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema40.properties.custom3.type } };
+          const err24 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema50.properties.custom3.type } };
           if (vErrors === null) {
             vErrors = [err24];
           }
@@ -7995,7 +11675,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom4 !== undefined) {
         let data12 = data.custom4;
         if ((typeof data12 !== "string") && (data12 !== null)) {
-          const err26 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema40.properties.custom4.type } };
+          const err26 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema50.properties.custom4.type } };
           if (vErrors === null) {
             vErrors = [err26];
           }
@@ -8020,7 +11700,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom5 !== undefined) {
         let data13 = data.custom5;
         if ((typeof data13 !== "string") && (data13 !== null)) {
-          const err28 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema40.properties.custom5.type } };
+          const err28 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema50.properties.custom5.type } };
           if (vErrors === null) {
             vErrors = [err28];
           }
@@ -8053,19 +11733,19 @@ const bodyValidators = (function(exports, require) {
       }
       errors++;
     }
-    validate83.errors = vErrors;
+    validate103.errors = vErrors;
     return errors === 0;
   }
-  validate83.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+  validate103.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
-  exports.TimeEntryList = validate85;
-  const schema41 = { "$id": "TimeEntryList", "type": "object", "description": "A page of TimeEntry items.", "properties": { "items": { "type": "array", "items": { "$ref": "TimeEntry" } }, "next": { "type": ["string", "null"], "description": "Relative URL of the next page (`/api/v1/...?cursor=...`), or null on the last page." }, "total": { "type": "integer", "minimum": 0, "description": "Number of all matching items; only with `count=true`." } }, "required": ["items", "next"] };
+  exports.TimeEntryList = validate105;
+  const schema51 = { "$id": "TimeEntryList", "type": "object", "description": "A page of TimeEntry items.", "properties": { "items": { "type": "array", "items": { "$ref": "TimeEntry" } }, "next": { "type": ["string", "null"], "description": "Relative URL of the next page (`/api/v1/...?cursor=...`), or null on the last page." }, "total": { "type": "integer", "minimum": 0, "description": "Number of all matching items; only with `count=true`." } }, "required": ["items", "next"] };
 
-  function validate85(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  function validate105(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
 /*# sourceURL="TimeEntryList" */;
     let vErrors = null;
     let errors = 0;
-    const evaluated0 = validate85.evaluated;
+    const evaluated0 = validate105.evaluated;
     if (evaluated0.dynamicProps) {
       evaluated0.props = undefined;
     }
@@ -8098,8 +11778,8 @@ const bodyValidators = (function(exports, require) {
         if (Array.isArray(data0)) {
           const len0 = data0.length;
           for (let i0 = 0; i0 < len0; i0++) {
-            if (!(validate58(data0[i0], { instancePath: instancePath + "/items/" + i0, parentData: data0, parentDataProperty: i0, rootData, dynamicAnchors }))) {
-              vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+            if (!(validate61(data0[i0], { instancePath: instancePath + "/items/" + i0, parentData: data0, parentDataProperty: i0, rootData, dynamicAnchors }))) {
+              vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
               errors = vErrors.length;
             }
           }
@@ -8118,7 +11798,7 @@ const bodyValidators = (function(exports, require) {
       if (data.next !== undefined) {
         let data2 = data.next;
         if ((typeof data2 !== "string") && (data2 !== null)) {
-          const err3 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/type", keyword: "type", params: { type: schema41.properties.next.type } };
+          const err3 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/type", keyword: "type", params: { type: schema51.properties.next.type } };
           if (vErrors === null) {
             vErrors = [err3];
           }
@@ -8164,21 +11844,134 @@ const bodyValidators = (function(exports, require) {
       }
       errors++;
     }
-    validate85.errors = vErrors;
+    validate105.errors = vErrors;
     return errors === 0;
   }
-  validate85.evaluated = { "props": { "items": true, "next": true, "total": true }, "dynamicProps": false, "dynamicItems": false };
+  validate105.evaluated = { "props": { "items": true, "next": true, "total": true }, "dynamicProps": false, "dynamicItems": false };
 
-  exports.TimeEntryTypeId = validate59;
+  exports.TimeEntrySelection = validate77;
 
-  exports.TimeEntryUpdate = validate87;
-  const schema42 = { "$id": "TimeEntryUpdate", "type": "object", "description": "Changes to a TimeEntry (JSON merge patch): only the properties given are changed; null clears a nullable property.", "properties": { "typeId": { "$ref": "TimeEntryTypeId", "description": "Coded values: 1 = Duration, 2 = StartEnd. Default when omitted on create: 2." }, "userId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Filled in by the service when omitted on create." }, "projectId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "taskId": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "startTime": { "type": "string", "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z." }, "endTime": { "type": ["string", "null"], "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "billable": { "type": "boolean", "description": "Default when omitted on create: true." }, "locked": { "type": "boolean", "description": "Default when omitted on create: false." }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." } }, "additionalProperties": false };
+  exports.TimeEntrySelectionList = validate107;
+  const schema52 = { "$id": "TimeEntrySelectionList", "type": "object", "description": "A page of TimeEntry items as a list returns it when `select` is given: each item has only the selected properties and the expanded navigations.", "properties": { "items": { "type": "array", "items": { "$ref": "TimeEntrySelection" } }, "next": { "type": ["string", "null"], "description": "Relative URL of the next page (`/api/v1/...?cursor=...`), or null on the last page." }, "total": { "type": "integer", "minimum": 0, "description": "Number of all matching items; only with `count=true`." } }, "required": ["items", "next"] };
 
-  function validate87(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  function validate107(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+/*# sourceURL="TimeEntrySelectionList" */;
+    let vErrors = null;
+    let errors = 0;
+    const evaluated0 = validate107.evaluated;
+    if (evaluated0.dynamicProps) {
+      evaluated0.props = undefined;
+    }
+    if (evaluated0.dynamicItems) {
+      evaluated0.items = undefined;
+    }
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      if (data.items === undefined) {
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "items" } };
+        if (vErrors === null) {
+          vErrors = [err0];
+        }
+        else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+      if (data.next === undefined) {
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "next" } };
+        if (vErrors === null) {
+          vErrors = [err1];
+        }
+        else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+      if (data.items !== undefined) {
+        let data0 = data.items;
+        if (Array.isArray(data0)) {
+          const len0 = data0.length;
+          for (let i0 = 0; i0 < len0; i0++) {
+            if (!(validate77(data0[i0], { instancePath: instancePath + "/items/" + i0, parentData: data0, parentDataProperty: i0, rootData, dynamicAnchors }))) {
+              vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+              errors = vErrors.length;
+            }
+          }
+        }
+        else {
+          const err2 = { instancePath: instancePath + "/items", schemaPath: "#/properties/items/type", keyword: "type", params: { type: "array" } };
+          if (vErrors === null) {
+            vErrors = [err2];
+          }
+          else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+      }
+      if (data.next !== undefined) {
+        let data2 = data.next;
+        if ((typeof data2 !== "string") && (data2 !== null)) {
+          const err3 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/type", keyword: "type", params: { type: schema52.properties.next.type } };
+          if (vErrors === null) {
+            vErrors = [err3];
+          }
+          else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+      }
+      if (data.total !== undefined) {
+        let data3 = data.total;
+        if (!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) {
+          const err4 = { instancePath: instancePath + "/total", schemaPath: "#/properties/total/type", keyword: "type", params: { type: "integer" } };
+          if (vErrors === null) {
+            vErrors = [err4];
+          }
+          else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+        if ((typeof data3 == "number") && (isFinite(data3))) {
+          if (data3 < 0 || isNaN(data3)) {
+            const err5 = { instancePath: instancePath + "/total", schemaPath: "#/properties/total/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 } };
+            if (vErrors === null) {
+              vErrors = [err5];
+            }
+            else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+      }
+    }
+    else {
+      const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+      if (vErrors === null) {
+        vErrors = [err6];
+      }
+      else {
+        vErrors.push(err6);
+      }
+      errors++;
+    }
+    validate107.errors = vErrors;
+    return errors === 0;
+  }
+  validate107.evaluated = { "props": { "items": true, "next": true, "total": true }, "dynamicProps": false, "dynamicItems": false };
+
+  exports.TimeEntryTypeId = validate62;
+
+  exports.TimeEntryUpdate = validate109;
+  const schema53 = { "$id": "TimeEntryUpdate", "type": "object", "description": "Changes to a TimeEntry (JSON merge patch): only the properties given are changed; null clears a nullable property.", "properties": { "typeId": { "$ref": "TimeEntryTypeId", "description": "Coded values: 1 = Duration, 2 = StartEnd. Default when omitted on create: 2." }, "userId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Filled in by the service when omitted on create." }, "projectId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "taskId": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "startTime": { "type": "string", "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z." }, "endTime": { "type": ["string", "null"], "format": "date-time", "description": "UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "billable": { "type": "boolean", "description": "Default when omitted on create: true." }, "locked": { "type": "boolean", "description": "Default when omitted on create: false." }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." } }, "additionalProperties": false };
+
+  function validate109(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
 /*# sourceURL="TimeEntryUpdate" */;
     let vErrors = null;
     let errors = 0;
-    const evaluated0 = validate87.evaluated;
+    const evaluated0 = validate109.evaluated;
     if (evaluated0.dynamicProps) {
       evaluated0.props = undefined;
     }
@@ -8187,7 +11980,7 @@ const bodyValidators = (function(exports, require) {
     }
     if (data && typeof data == "object" && !Array.isArray(data)) {
       for (const key0 in data) {
-        if (!(func84.call(schema42.properties, key0))) {
+        if (!(func153.call(schema53.properties, key0))) {
           const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 } };
           if (vErrors === null) {
             vErrors = [err0];
@@ -8199,8 +11992,8 @@ const bodyValidators = (function(exports, require) {
         }
       }
       if (data.typeId !== undefined) {
-        if (!(validate59(data.typeId, { instancePath: instancePath + "/typeId", parentData: data, parentDataProperty: "typeId", rootData, dynamicAnchors }))) {
-          vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+        if (!(validate62(data.typeId, { instancePath: instancePath + "/typeId", parentData: data, parentDataProperty: "typeId", rootData, dynamicAnchors }))) {
+          vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
           errors = vErrors.length;
         }
       }
@@ -8277,7 +12070,7 @@ const bodyValidators = (function(exports, require) {
       if (data.taskId !== undefined) {
         let data3 = data.taskId;
         if ((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)) {
-          const err7 = { instancePath: instancePath + "/taskId", schemaPath: "#/properties/taskId/type", keyword: "type", params: { type: schema42.properties.taskId.type } };
+          const err7 = { instancePath: instancePath + "/taskId", schemaPath: "#/properties/taskId/type", keyword: "type", params: { type: schema53.properties.taskId.type } };
           if (vErrors === null) {
             vErrors = [err7];
           }
@@ -8337,7 +12130,7 @@ const bodyValidators = (function(exports, require) {
       if (data.endTime !== undefined) {
         let data5 = data.endTime;
         if ((typeof data5 !== "string") && (data5 !== null)) {
-          const err12 = { instancePath: instancePath + "/endTime", schemaPath: "#/properties/endTime/type", keyword: "type", params: { type: schema42.properties.endTime.type } };
+          const err12 = { instancePath: instancePath + "/endTime", schemaPath: "#/properties/endTime/type", keyword: "type", params: { type: schema53.properties.endTime.type } };
           if (vErrors === null) {
             vErrors = [err12];
           }
@@ -8362,7 +12155,7 @@ const bodyValidators = (function(exports, require) {
       if (data.comment !== undefined) {
         let data6 = data.comment;
         if ((typeof data6 !== "string") && (data6 !== null)) {
-          const err14 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema42.properties.comment.type } };
+          const err14 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema53.properties.comment.type } };
           if (vErrors === null) {
             vErrors = [err14];
           }
@@ -8411,7 +12204,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom1 !== undefined) {
         let data9 = data.custom1;
         if ((typeof data9 !== "string") && (data9 !== null)) {
-          const err18 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema42.properties.custom1.type } };
+          const err18 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema53.properties.custom1.type } };
           if (vErrors === null) {
             vErrors = [err18];
           }
@@ -8436,7 +12229,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom2 !== undefined) {
         let data10 = data.custom2;
         if ((typeof data10 !== "string") && (data10 !== null)) {
-          const err20 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema42.properties.custom2.type } };
+          const err20 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema53.properties.custom2.type } };
           if (vErrors === null) {
             vErrors = [err20];
           }
@@ -8461,7 +12254,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom3 !== undefined) {
         let data11 = data.custom3;
         if ((typeof data11 !== "string") && (data11 !== null)) {
-          const err22 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema42.properties.custom3.type } };
+          const err22 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema53.properties.custom3.type } };
           if (vErrors === null) {
             vErrors = [err22];
           }
@@ -8486,7 +12279,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom4 !== undefined) {
         let data12 = data.custom4;
         if ((typeof data12 !== "string") && (data12 !== null)) {
-          const err24 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema42.properties.custom4.type } };
+          const err24 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema53.properties.custom4.type } };
           if (vErrors === null) {
             vErrors = [err24];
           }
@@ -8511,7 +12304,7 @@ const bodyValidators = (function(exports, require) {
       if (data.custom5 !== undefined) {
         let data13 = data.custom5;
         if ((typeof data13 !== "string") && (data13 !== null)) {
-          const err26 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema42.properties.custom5.type } };
+          const err26 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema53.properties.custom5.type } };
           if (vErrors === null) {
             vErrors = [err26];
           }
@@ -8544,23 +12337,23 @@ const bodyValidators = (function(exports, require) {
       }
       errors++;
     }
-    validate87.errors = vErrors;
+    validate109.errors = vErrors;
     return errors === 0;
   }
-  validate87.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+  validate109.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
-  exports.User = validate63;
+  exports.User = validate66;
 
-  exports.UserAccessRights = validate64;
+  exports.UserAccessRights = validate67;
 
-  exports.UserList = validate89;
-  const schema43 = { "$id": "UserList", "type": "object", "description": "A page of User items.", "properties": { "items": { "type": "array", "items": { "$ref": "User" } }, "next": { "type": ["string", "null"], "description": "Relative URL of the next page (`/api/v1/...?cursor=...`), or null on the last page." }, "total": { "type": "integer", "minimum": 0, "description": "Number of all matching items; only with `count=true`." } }, "required": ["items", "next"] };
+  exports.UserList = validate111;
+  const schema54 = { "$id": "UserList", "type": "object", "description": "A page of User items.", "properties": { "items": { "type": "array", "items": { "$ref": "User" } }, "next": { "type": ["string", "null"], "description": "Relative URL of the next page (`/api/v1/...?cursor=...`), or null on the last page." }, "total": { "type": "integer", "minimum": 0, "description": "Number of all matching items; only with `count=true`." } }, "required": ["items", "next"] };
 
-  function validate89(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  function validate111(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
 /*# sourceURL="UserList" */;
     let vErrors = null;
     let errors = 0;
-    const evaluated0 = validate89.evaluated;
+    const evaluated0 = validate111.evaluated;
     if (evaluated0.dynamicProps) {
       evaluated0.props = undefined;
     }
@@ -8593,8 +12386,8 @@ const bodyValidators = (function(exports, require) {
         if (Array.isArray(data0)) {
           const len0 = data0.length;
           for (let i0 = 0; i0 < len0; i0++) {
-            if (!(validate63(data0[i0], { instancePath: instancePath + "/items/" + i0, parentData: data0, parentDataProperty: i0, rootData, dynamicAnchors }))) {
-              vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
+            if (!(validate66(data0[i0], { instancePath: instancePath + "/items/" + i0, parentData: data0, parentDataProperty: i0, rootData, dynamicAnchors }))) {
+              vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
               errors = vErrors.length;
             }
           }
@@ -8613,7 +12406,7 @@ const bodyValidators = (function(exports, require) {
       if (data.next !== undefined) {
         let data2 = data.next;
         if ((typeof data2 !== "string") && (data2 !== null)) {
-          const err3 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/type", keyword: "type", params: { type: schema43.properties.next.type } };
+          const err3 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/type", keyword: "type", params: { type: schema54.properties.next.type } };
           if (vErrors === null) {
             vErrors = [err3];
           }
@@ -8659,10 +12452,123 @@ const bodyValidators = (function(exports, require) {
       }
       errors++;
     }
-    validate89.errors = vErrors;
+    validate111.errors = vErrors;
     return errors === 0;
   }
-  validate89.evaluated = { "props": { "items": true, "next": true, "total": true }, "dynamicProps": false, "dynamicItems": false };
+  validate111.evaluated = { "props": { "items": true, "next": true, "total": true }, "dynamicProps": false, "dynamicItems": false };
+
+  exports.UserSelection = validate81;
+
+  exports.UserSelectionList = validate113;
+  const schema55 = { "$id": "UserSelectionList", "type": "object", "description": "A page of User items as a list returns it when `select` is given: each item has only the selected properties and the expanded navigations.", "properties": { "items": { "type": "array", "items": { "$ref": "UserSelection" } }, "next": { "type": ["string", "null"], "description": "Relative URL of the next page (`/api/v1/...?cursor=...`), or null on the last page." }, "total": { "type": "integer", "minimum": 0, "description": "Number of all matching items; only with `count=true`." } }, "required": ["items", "next"] };
+
+  function validate113(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+/*# sourceURL="UserSelectionList" */;
+    let vErrors = null;
+    let errors = 0;
+    const evaluated0 = validate113.evaluated;
+    if (evaluated0.dynamicProps) {
+      evaluated0.props = undefined;
+    }
+    if (evaluated0.dynamicItems) {
+      evaluated0.items = undefined;
+    }
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      if (data.items === undefined) {
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "items" } };
+        if (vErrors === null) {
+          vErrors = [err0];
+        }
+        else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+      if (data.next === undefined) {
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "next" } };
+        if (vErrors === null) {
+          vErrors = [err1];
+        }
+        else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+      if (data.items !== undefined) {
+        let data0 = data.items;
+        if (Array.isArray(data0)) {
+          const len0 = data0.length;
+          for (let i0 = 0; i0 < len0; i0++) {
+            if (!(validate81(data0[i0], { instancePath: instancePath + "/items/" + i0, parentData: data0, parentDataProperty: i0, rootData, dynamicAnchors }))) {
+              vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
+              errors = vErrors.length;
+            }
+          }
+        }
+        else {
+          const err2 = { instancePath: instancePath + "/items", schemaPath: "#/properties/items/type", keyword: "type", params: { type: "array" } };
+          if (vErrors === null) {
+            vErrors = [err2];
+          }
+          else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+      }
+      if (data.next !== undefined) {
+        let data2 = data.next;
+        if ((typeof data2 !== "string") && (data2 !== null)) {
+          const err3 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/type", keyword: "type", params: { type: schema55.properties.next.type } };
+          if (vErrors === null) {
+            vErrors = [err3];
+          }
+          else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+      }
+      if (data.total !== undefined) {
+        let data3 = data.total;
+        if (!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) {
+          const err4 = { instancePath: instancePath + "/total", schemaPath: "#/properties/total/type", keyword: "type", params: { type: "integer" } };
+          if (vErrors === null) {
+            vErrors = [err4];
+          }
+          else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+        if ((typeof data3 == "number") && (isFinite(data3))) {
+          if (data3 < 0 || isNaN(data3)) {
+            const err5 = { instancePath: instancePath + "/total", schemaPath: "#/properties/total/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 } };
+            if (vErrors === null) {
+              vErrors = [err5];
+            }
+            else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+      }
+    }
+    else {
+      const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+      if (vErrors === null) {
+        vErrors = [err6];
+      }
+      else {
+        vErrors.push(err6);
+      }
+      errors++;
+    }
+    validate113.errors = vErrors;
+    return errors === 0;
+  }
+  validate113.evaluated = { "props": { "items": true, "next": true, "total": true }, "dynamicProps": false, "dynamicItems": false };
 
   return exports;
 })({}, requireRuntime);
@@ -15168,11 +19074,15 @@ const queryValidators = (function(exports, require) {
 export const validators = Object.freeze({
   "AccountSetting": bodyValidators["AccountSetting"],
   "AccountSettingList": bodyValidators["AccountSettingList"],
+  "AccountSettingSelection": bodyValidators["AccountSettingSelection"],
+  "AccountSettingSelectionList": bodyValidators["AccountSettingSelectionList"],
   "AccountSettingsListQuery": queryValidators["AccountSettingsListQuery"],
   "ChangeSet": bodyValidators["ChangeSet"],
   "Client": bodyValidators["Client"],
   "ClientCreate": bodyValidators["ClientCreate"],
   "ClientList": bodyValidators["ClientList"],
+  "ClientSelection": bodyValidators["ClientSelection"],
+  "ClientSelectionList": bodyValidators["ClientSelectionList"],
   "ClientUpdate": bodyValidators["ClientUpdate"],
   "ClientsListQuery": queryValidators["ClientsListQuery"],
   "GetChangesDigestParameters": queryValidators["GetChangesDigestParameters"],
@@ -15180,23 +19090,31 @@ export const validators = Object.freeze({
   "Project": bodyValidators["Project"],
   "ProjectCreate": bodyValidators["ProjectCreate"],
   "ProjectList": bodyValidators["ProjectList"],
+  "ProjectSelection": bodyValidators["ProjectSelection"],
+  "ProjectSelectionList": bodyValidators["ProjectSelectionList"],
   "ProjectUpdate": bodyValidators["ProjectUpdate"],
   "ProjectsListQuery": queryValidators["ProjectsListQuery"],
   "StartStopWatchParameters": bodyValidators["StartStopWatchParameters"],
   "Task": bodyValidators["Task"],
   "TaskCreate": bodyValidators["TaskCreate"],
   "TaskList": bodyValidators["TaskList"],
+  "TaskSelection": bodyValidators["TaskSelection"],
+  "TaskSelectionList": bodyValidators["TaskSelectionList"],
   "TaskUpdate": bodyValidators["TaskUpdate"],
   "TasksListQuery": queryValidators["TasksListQuery"],
   "TimeEntriesListQuery": queryValidators["TimeEntriesListQuery"],
   "TimeEntry": bodyValidators["TimeEntry"],
   "TimeEntryCreate": bodyValidators["TimeEntryCreate"],
   "TimeEntryList": bodyValidators["TimeEntryList"],
+  "TimeEntrySelection": bodyValidators["TimeEntrySelection"],
+  "TimeEntrySelectionList": bodyValidators["TimeEntrySelectionList"],
   "TimeEntryTypeId": bodyValidators["TimeEntryTypeId"],
   "TimeEntryUpdate": bodyValidators["TimeEntryUpdate"],
   "User": bodyValidators["User"],
   "UserAccessRights": bodyValidators["UserAccessRights"],
   "UserList": bodyValidators["UserList"],
+  "UserSelection": bodyValidators["UserSelection"],
+  "UserSelectionList": bodyValidators["UserSelectionList"],
   "UsersListQuery": queryValidators["UsersListQuery"],
 });
 
@@ -15205,11 +19123,15 @@ export const queryStringSchemas = Object.freeze(["AccountSettingsListQuery", "Cl
 
 export const AccountSetting = validators["AccountSetting"];
 export const AccountSettingList = validators["AccountSettingList"];
+export const AccountSettingSelection = validators["AccountSettingSelection"];
+export const AccountSettingSelectionList = validators["AccountSettingSelectionList"];
 export const AccountSettingsListQuery = validators["AccountSettingsListQuery"];
 export const ChangeSet = validators["ChangeSet"];
 export const Client = validators["Client"];
 export const ClientCreate = validators["ClientCreate"];
 export const ClientList = validators["ClientList"];
+export const ClientSelection = validators["ClientSelection"];
+export const ClientSelectionList = validators["ClientSelectionList"];
 export const ClientUpdate = validators["ClientUpdate"];
 export const ClientsListQuery = validators["ClientsListQuery"];
 export const GetChangesDigestParameters = validators["GetChangesDigestParameters"];
@@ -15217,23 +19139,31 @@ export const Problem = validators["Problem"];
 export const Project = validators["Project"];
 export const ProjectCreate = validators["ProjectCreate"];
 export const ProjectList = validators["ProjectList"];
+export const ProjectSelection = validators["ProjectSelection"];
+export const ProjectSelectionList = validators["ProjectSelectionList"];
 export const ProjectUpdate = validators["ProjectUpdate"];
 export const ProjectsListQuery = validators["ProjectsListQuery"];
 export const StartStopWatchParameters = validators["StartStopWatchParameters"];
 export const Task = validators["Task"];
 export const TaskCreate = validators["TaskCreate"];
 export const TaskList = validators["TaskList"];
+export const TaskSelection = validators["TaskSelection"];
+export const TaskSelectionList = validators["TaskSelectionList"];
 export const TaskUpdate = validators["TaskUpdate"];
 export const TasksListQuery = validators["TasksListQuery"];
 export const TimeEntriesListQuery = validators["TimeEntriesListQuery"];
 export const TimeEntry = validators["TimeEntry"];
 export const TimeEntryCreate = validators["TimeEntryCreate"];
 export const TimeEntryList = validators["TimeEntryList"];
+export const TimeEntrySelection = validators["TimeEntrySelection"];
+export const TimeEntrySelectionList = validators["TimeEntrySelectionList"];
 export const TimeEntryTypeId = validators["TimeEntryTypeId"];
 export const TimeEntryUpdate = validators["TimeEntryUpdate"];
 export const User = validators["User"];
 export const UserAccessRights = validators["UserAccessRights"];
 export const UserList = validators["UserList"];
+export const UserSelection = validators["UserSelection"];
+export const UserSelectionList = validators["UserSelectionList"];
 export const UsersListQuery = validators["UsersListQuery"];
 
 const patternHints = {

@@ -51,7 +51,16 @@ export async function use(): Promise<number> {
   const page: T.ProjectList = await client.projects.list({ clientId: 7, active: true, limit: 10 });
   // @ts-expect-error clientId is an integer
   await client.projects.list({ clientId: '7' });
-  const project: T.Project = await client.projects.get(7, { select: 'name', expand: 'client' });
+  const project: T.Project = await client.projects.get(7, { expand: 'client' });
+  const partial: T.ProjectSelection = await client.projects.get(7, { select: 'name,client/name', expand: 'client' });
+  const partialName: string | undefined = partial.client?.name;
+  // @ts-expect-error a select leaves properties out: the answer is a ProjectSelection
+  const notFull: T.Project = await client.projects.get(7, { select: 'name' });
+  const partialPage: T.ProjectSelectionList = await client.projects.list({ select: 'id', limit: 10 });
+  // @ts-expect-error a selected page holds ProjectSelections
+  const notFullPage: T.ProjectList = await client.projects.list({ select: 'id' });
+  const partialOwner: T.ClientSelection = await client.projects.client(7, { select: 'name' });
+  const partialEntries: T.TimeEntrySelectionList = await client.projects.timeEntries(7, { select: 'id' });
   const cached: T.Project | null = await client.projects.get(7, { ifNoneMatch: '"abc"' });
   // @ts-expect-error a conditional read resolves to null when nothing changed
   const notNull: T.Project = await client.projects.get(7, { ifNoneMatch: '"abc"' });
@@ -79,6 +88,7 @@ export async function use(): Promise<number> {
   } catch (error) {
     if (error instanceof ProblemError) count += error.status + error.problem.status;
   }
+  count += (partialName ?? '').length + (notFull.id ?? 0) + partialPage.items.length + notFullPage.items.length + (partialOwner.id ?? 0) + partialEntries.items.length;
   return page.items.length + (cached?.id ?? 0) + notNull.id + entries.items.length + owner.id + running.id + halted.id + current.id + digest.totalClients + count;
 }
 `;

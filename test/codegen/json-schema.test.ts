@@ -22,14 +22,14 @@ function props(s: JsonSchema): Record<string, JsonSchema> {
 describe('time-tracking schemas', () => {
   it('has the read, input, list, query, parameter, coded-value and Problem schemas, sorted by name', () => {
     expect(Object.keys(schemas)).toEqual([
-      'AccountSetting', 'AccountSettingList', 'AccountSettingsListQuery', 'ChangeSet',
-      'Client', 'ClientCreate', 'ClientList', 'ClientUpdate', 'ClientsListQuery',
+      'AccountSetting', 'AccountSettingList', 'AccountSettingSelection', 'AccountSettingSelectionList', 'AccountSettingsListQuery', 'ChangeSet',
+      'Client', 'ClientCreate', 'ClientList', 'ClientSelection', 'ClientSelectionList', 'ClientUpdate', 'ClientsListQuery',
       'GetChangesDigestParameters', 'Problem',
-      'Project', 'ProjectCreate', 'ProjectList', 'ProjectUpdate', 'ProjectsListQuery',
+      'Project', 'ProjectCreate', 'ProjectList', 'ProjectSelection', 'ProjectSelectionList', 'ProjectUpdate', 'ProjectsListQuery',
       'StartStopWatchParameters',
-      'Task', 'TaskCreate', 'TaskList', 'TaskUpdate', 'TasksListQuery',
-      'TimeEntriesListQuery', 'TimeEntry', 'TimeEntryCreate', 'TimeEntryList', 'TimeEntryTypeId', 'TimeEntryUpdate',
-      'User', 'UserAccessRights', 'UserList', 'UsersListQuery',
+      'Task', 'TaskCreate', 'TaskList', 'TaskSelection', 'TaskSelectionList', 'TaskUpdate', 'TasksListQuery',
+      'TimeEntriesListQuery', 'TimeEntry', 'TimeEntryCreate', 'TimeEntryList', 'TimeEntrySelection', 'TimeEntrySelectionList', 'TimeEntryTypeId', 'TimeEntryUpdate',
+      'User', 'UserAccessRights', 'UserList', 'UserSelection', 'UserSelectionList', 'UsersListQuery',
     ]);
   });
 
@@ -58,6 +58,22 @@ describe('time-tracking schemas', () => {
     expect(props(project).lastChangeTime).toMatchObject({ type: 'string', format: 'date-time', readOnly: true });
     expect(props(project).client?.anyOf).toEqual([{ $ref: '#/components/schemas/Client' }, { type: 'null' }]);
     expect(props(project).timeEntries).toMatchObject({ type: 'array', items: { $ref: '#/components/schemas/TimeEntry' } });
+  });
+
+  it('describes what a select returns: the read properties, none required, navigations to selections', () => {
+    const project = schema(schemas, 'Project');
+    const selection = schema(schemas, 'ProjectSelection');
+    expect(selection.required).toBeUndefined();
+    expect(selection.description).toContain('`select`');
+    expect(Object.keys(props(selection))).toEqual(Object.keys(props(project)));
+    expect(props(selection).name).toEqual(props(project).name);
+    expect(props(selection).id?.readOnly).toBe(true);
+    expect(props(selection).client?.anyOf).toEqual([{ $ref: '#/components/schemas/ClientSelection' }, { type: 'null' }]);
+    expect(props(selection).timeEntries).toMatchObject({ type: 'array', items: { $ref: '#/components/schemas/TimeEntrySelection' } });
+    expect(schema(schemas, 'ProjectSelectionList')).toMatchObject({
+      required: ['items', 'next'],
+      properties: { items: { type: 'array', items: { $ref: '#/components/schemas/ProjectSelection' } }, total: { type: 'integer' } },
+    });
   });
 
   it('describes properties from their facets', () => {

@@ -80,7 +80,10 @@ describe('openapi.json of the time-tracking model', () => {
 
   it('answers a list with the page shape { items, next, total? }', () => {
     const ok = operation(timeTracking, '/time-entries', 'get').responses?.['200'];
-    expect(ok).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/TimeEntryList' } } } });
+    expect(ok).toMatchObject({
+      description: expect.stringContaining('only the selected properties'),
+      content: { 'application/json': { schema: { anyOf: [{ $ref: '#/components/schemas/TimeEntryList' }, { $ref: '#/components/schemas/TimeEntrySelectionList' }] } } },
+    });
     expect(schema(timeTracking, 'TimeEntryList')).toMatchObject({
       required: ['items', 'next'],
       properties: { next: { type: ['string', 'null'] }, total: { type: 'integer' } },
@@ -98,6 +101,16 @@ describe('openapi.json of the time-tracking model', () => {
       'header:If-None-Match',
     ]);
     expect(get.responses?.['200']).toMatchObject({ headers: { ETag: { $ref: '#/components/headers/ETag' } } });
+    // A get answers the full entity, or with `select` only what it named: the document says both.
+    expect(get.responses?.['200']).toMatchObject({
+      description: 'The TimeEntry: the full entity; only the selected properties (and expanded navigations) when `select` is given.',
+      content: { 'application/json': { schema: { anyOf: [{ $ref: '#/components/schemas/TimeEntry' }, { $ref: '#/components/schemas/TimeEntrySelection' }] } } },
+    });
+    expect(schema(timeTracking, 'TimeEntrySelection').required).toBeUndefined();
+    // Writes answer the full entity, which `select` does not apply to.
+    expect(operation(timeTracking, '/time-entries/{id}', 'patch').responses?.['200']).toMatchObject({
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/TimeEntry' } } },
+    });
     expect(get.responses?.['304']).toBeDefined();
     const patch = operation(timeTracking, '/time-entries/{id}', 'patch');
     expect(Object.keys((patch.requestBody as OpenAPIV3_1.RequestBodyObject).content)).toEqual([
@@ -130,7 +143,7 @@ describe('openapi.json of the time-tracking model', () => {
   it('exposes navigation to-one and to-many as sub-resources', () => {
     expect(operation(timeTracking, '/projects/{id}/client', 'get')).toMatchObject({
       operationId: 'getProjectClient',
-      responses: { '200': { content: { 'application/json': { schema: { $ref: '#/components/schemas/Client' } } } } },
+      responses: { '200': { content: { 'application/json': { schema: { anyOf: [{ $ref: '#/components/schemas/Client' }, { $ref: '#/components/schemas/ClientSelection' }] } } } } },
     });
     const entries = operation(timeTracking, '/projects/{id}/time-entries', 'get');
     expect(entries.operationId).toBe('listProjectTimeEntries');
