@@ -3,6 +3,7 @@
 // ProblemError, and each way the client can send the key.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProblemError, createClient, etagOf } from '../../generated/client.js';
+import type * as T from '../../generated/types.js';
 import type { TestDatabaseKind } from '../helpers/databases.js';
 import { testDatabases } from '../helpers/databases.js';
 import type { TestGateway } from '../helpers/gateway.js';
@@ -32,6 +33,15 @@ describe.each(testDatabases)('generated client.ts through the gateway on $name',
     expect(await client.projects.get(1, { ifNoneMatch: etag })).toBeNull();
     const client1 = await client.projects.client(1);
     expect(client1.id).toBe(project.clientId);
+    // With `select` the answer is typed as a Selection (every property optional), and holds only
+    // what was named: assigning it to the full type would not compile.
+    const named: T.ProjectSelection = await client.projects.get(1, { select: 'name' });
+    // @ts-expect-error a selected read is not a full Project
+    const full: T.Project = await client.projects.get(1, { select: 'name' });
+    expect(named).toEqual({ name: project.name });
+    expect(full.id).toBeUndefined();
+    const page: T.ProjectSelectionList = await client.projects.list({ select: 'id,clientId', limit: 2 });
+    expect(page.items.map((p) => Object.keys(p).sort())).toEqual([['clientId', 'id'], ['clientId', 'id']]);
   });
 
   it('creates, updates under If-Match, refuses a stale one, and deletes; problems are ProblemErrors', async () => {
