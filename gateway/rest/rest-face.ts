@@ -13,6 +13,7 @@ import { CursorCodec } from './cursor.js';
 import { EntityShapes } from './entity-shapes.js';
 import { registerFunctionRoute } from './function-routes.js';
 import { MERGE_PATCH_MEDIA_TYPE } from './media-types.js';
+import { registerMethodRefusals } from './method-refusals.js';
 import { registerNavigationRoutes } from './navigation-routes.js';
 import type { RestContext } from './rest-context.js';
 import { registerSetRoutes } from './set-routes.js';
@@ -48,4 +49,5 @@ export function registerRestFace(face: FastifyInstance, parts: GatewayParts, cli
     registerNavigationRoutes(face, ctx, resource);
   }
   for (const fn of surface.functions) registerFunctionRoute(face, ctx, fn);
+  registerMethodRefusals(face, surface);
 }

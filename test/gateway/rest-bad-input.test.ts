@@ -92,13 +92,35 @@ describe.each(testDatabases)('REST face refuses bad input before the upstream on
     await refused(() => rest.get(`/projects?cursor=${encodeURIComponent(cursor)}&limit=5`, key), 400);
   });
 
+  it('answers a method the model does not offer on an existing path with 405 and the allowed methods', async () => {
+    for (const [method, path, allow, body] of [
+      ['PUT', '/projects/1', 'GET, HEAD, PATCH, DELETE', { name: 'x' }],
+      ['DELETE', '/users/1', 'GET, HEAD', undefined],
+      ['POST', '/users', 'GET, HEAD', { name: 'x' }],
+      ['PATCH', '/projects', 'GET, HEAD, POST', { name: 'x' }],
+      ['DELETE', '/projects/1/client', 'GET, HEAD', undefined],
+      ['PUT', '/stopwatch', 'GET, HEAD, POST', undefined],
+      ['GET', '/stopwatch/halt', 'POST', undefined],
+    ] as const) {
+      let allowed: string | null = null;
+      const problem = await refused(async () => {
+        const response = await rest.request(method, path, key, body === undefined ? {} : { body });
+        allowed = response.headers.get('allow');
+        return response;
+      }, 405);
+      expect(allowed, `${method} ${path}`).toBe(allow);
+      expect(problem.type).toBe('urn:timegate:problem:method-not-allowed');
+      expect(problem.instance).toBe(`/api/v1${path}`);
+    }
+    // Refused before the body is read: what was sent does not turn it into a 415 or 400.
+    await refused(() => fetch(`${t.restRoot}/projects/1`, { method: 'PUT', headers: { 'x-serviceapikey': key, 'content-type': 'text/plain' }, body: '{' }), 405);
+  });
+
   it('answers unknown routes, methods and malformed keys with problems, and a query key on a write with 403', async () => {
     for (const path of ['/api/v1/nope', '/api/v1/projects/1/owner', '/api/v2/projects', '/']) {
       const problem = await refused(() => fetch(`${t.origin}${path}`, { headers: { 'x-serviceapikey': key } }), 404);
       expect(problem.type).toBe('urn:timegate:problem:route-not-found');
     }
-    await refused(() => rest.delete('/users/1', key), 404);
-    await refused(() => rest.request('PUT', '/projects/1', key, { body: { name: 'x' } }), 404);
     expect((await refused(() => rest.get('/projects/abc', key), 400)).errors?.[0]?.pointer).toBe('/id');
     await refused(() => rest.get('/projects/99999999999', key), 400);
     const forbidden = await refused(() => fetch(`${t.restRoot}/projects?ApiKey=${key}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"x"}' }), 403);
