@@ -112,6 +112,8 @@ describe.each(testDatabases)('REST face refuses bad input before the upstream on
       expect(problem.type).toBe('urn:timegate:problem:method-not-allowed');
       expect(problem.instance).toBe(`/api/v1${path}`);
     }
+    // HEAD is in Allow because it is answered wherever GET is.
+    expect((await rest.request('HEAD', '/users/1', key)).status).toBe(200);
     // Refused before the body is read: what was sent does not turn it into a 415 or 400.
     await refused(() => fetch(`${t.restRoot}/projects/1`, { method: 'PUT', headers: { 'x-serviceapikey': key, 'content-type': 'text/plain' }, body: '{' }), 405);
   });
