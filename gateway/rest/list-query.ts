@@ -56,6 +56,20 @@ function expandPaths(items: readonly ExpandItem[], prefix = ''): string[] {
   });
 }
 
+/**
+ * V2 leaves out an expanded navigation that `$select` does not name, and REST expands what it is
+ * asked to: an expanded path is added to `$select` whole, unless the select already narrows it
+ * (`client/name`), where only its own expansions are added below it.
+ */
+function selectExpanded(paths: Set<string>, item: ExpandItem, path: string): void {
+  const narrowed = [...paths].some((selected) => selected.startsWith(`${path}/`));
+  if (!narrowed) {
+    paths.add(path);
+    return;
+  }
+  for (const child of item.expand) selectExpanded(paths, child, `${path}/${child.navigation.name}`);
+}
+
 function selectPath(item: SelectItem): string {
   switch (item.kind) {
     case 'all':
@@ -141,8 +155,8 @@ export function listQueryTranslator(
         } catch (error) {
           refuse('select', error);
         }
-        // V2 leaves out an expanded navigation that $select does not name; REST expands what it is asked to.
-        const paths = new Set([...items.map(selectPath), ...expand.map((item) => item.navigation.name)]);
+        const paths = new Set(items.map(selectPath));
+        for (const item of expand) selectExpanded(paths, item, item.navigation.name);
         options.push(`$select=${encodeURIComponent([...paths].join(','))}`);
       }
       if (expand.length > 0) options.push(`$expand=${encodeURIComponent(expandPaths(expand).join(','))}`);

@@ -68,14 +68,21 @@ describe.each(combinations)('REST face on $name', ({ kind, format }: { kind: Tes
       expect(Object.keys(item).sort()).toEqual(['client', 'id', 'name']);
       if (item.client !== null) expect(item.client).toHaveProperty('name');
     }
-    // A nested select: the related items are ClientSelections in the document. (The face still
-    // sends the whole client, as the expanded navigation widens the upstream $select; reported.)
+    // A nested select: the related items are ClientSelections, with only what was named.
     const nested = await contract.check('listProjects', await rest.get('/projects?select=name,client/name&expand=client&limit=5', admin), 200);
     const nestedItems = (nested.body as { items: Json[] }).items;
     expect(nestedItems.some((item) => item.client !== null)).toBe(true);
     for (const item of nestedItems) {
       expect(Object.keys(item).sort()).toEqual(['client', 'name']);
-      if (item.client !== null) expect(item.client).toHaveProperty('name');
+      if (item.client !== null) expect(Object.keys(item.client as Json)).toEqual(['name']);
+    }
+    // Narrowed at one level, expanded whole below it: the project's name and its whole client.
+    const deeper = await contract.check('listTimeEntries', await rest.get('/time-entries?select=id,project/name&expand=project/client&limit=3', admin), 200);
+    for (const item of (deeper.body as { items: Json[] }).items) {
+      expect(Object.keys(item).sort()).toEqual(['id', 'project']);
+      const project = item.project as Json;
+      expect(Object.keys(project).sort()).toEqual(['client', 'name']);
+      if (project.client !== null) expect(project.client).toHaveProperty('lastChangeTime');
     }
     const since = await contract.check('listTimeEntries', await rest.get(`/time-entries?filter=${encodeURIComponent("startTime ge datetime'2026-11-19T00:00:00' and billable eq true")}&orderBy=startTime&limit=1000`, admin), 200);
     const expected = await odataList(t, `TimeEntries?$filter=${encodeURIComponent("StartTime ge datetime'2026-11-19T00:00:00' and Billable eq true")}&$orderby=StartTime`, admin);
