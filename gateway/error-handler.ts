@@ -8,6 +8,7 @@ import type { FieldError } from './errors.js';
 import {
   GatewayError,
   MalformedBodyError,
+  MethodNotAllowedError,
   PayloadTooLargeError,
   RouteNotFoundError,
   UnsupportedMediaTypeError,
@@ -80,6 +81,7 @@ export function sendProblem(error: unknown, request: FastifyRequest, reply: Fast
   // Refusals that say when to come back (an open circuit breaker, shed load) carry the seconds.
   const retryAfter = (error as { retryAfterSeconds?: unknown } | null)?.retryAfterSeconds;
   if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
+  if (error instanceof MethodNotAllowedError) reply.header('allow', error.allow);
   return reply.code(problem.status).header('content-type', PROBLEM_MEDIA_TYPE).send(JSON.stringify(problem));
 }
 

@@ -90,6 +90,14 @@ export class RouteNotFoundError extends GatewayError {
   }
 }
 
+/** The path exists but the model offers no such method on it; `allow` is what it offers. */
+export class MethodNotAllowedError extends GatewayError {
+  override readonly name = 'MethodNotAllowedError';
+  constructor(detail: string, readonly allow: string) {
+    super(405, 'method-not-allowed', 'Method not allowed', detail);
+  }
+}
+
 /** The API key came in the query string of a write, which the contract allows for reads only. */
 export class QueryKeyForWriteError extends GatewayError {
   override readonly name = 'QueryKeyForWriteError';

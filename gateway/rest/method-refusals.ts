@@ -4,20 +4,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RestSurface } from '../../codegen/rest-surface.js';
 import { sendProblem } from '../error-handler.js';
-import { GatewayError } from '../errors.js';
+import { MethodNotAllowedError } from '../errors.js';
 import { routePath } from './set-routes.js';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** The methods a refusal is registered for; HEAD follows GET (Fastify serves it), OPTIONS is left to CORS. */
 const REFUSABLE: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
-
-export class MethodNotAllowedError extends GatewayError {
-  override readonly name = 'MethodNotAllowedError';
-  constructor(detail: string) {
-    super(405, 'method-not-allowed', 'Method not allowed', detail);
-  }
-}
 
 /** Each route path of the surface with the methods its operations use, in the surface's order. */
 export function methodsByPath(surface: RestSurface): Map<string, Set<Method>> {
@@ -53,11 +46,7 @@ export function registerMethodRefusals(face: FastifyInstance, surface: RestSurfa
     if (refused.length === 0) continue;
     const allow = allowHeader(methods);
     const refuse = (request: FastifyRequest, reply: FastifyReply): FastifyReply =>
-      sendProblem(
-        new MethodNotAllowedError(`${request.method} is not an operation of this resource; allowed: ${allow}`),
-        request,
-        reply.header('allow', allow),
-      );
+      sendProblem(new MethodNotAllowedError(`${request.method} is not an operation of this resource; allowed: ${allow}`, allow), request, reply);
     // Refused in onRequest, before a body is parsed: a PUT with a body of any media type is
     // still a 405, not a 415 or 400 about a body that would never be used.
     face.route({
