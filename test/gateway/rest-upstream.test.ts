@@ -134,6 +134,19 @@ describe(`REST face and its upstream (${kind.name})`, () => {
     }
   });
 
+  it('answers 502 when the upstream answers more than the gateway will hold, and serves what fits', async () => {
+    const gateway = await startGatewayInFront(service.root, { features: [], config: { upstream: { maxResponseBytes: 4096 } } });
+    try {
+      const key = { 'x-serviceapikey': service.admin.apiKey };
+      const tooLarge = await contract.check('listTimeEntries', await fetch(`${gateway.restRoot}/time-entries?limit=100`, { headers: key }), 502);
+      expect((tooLarge.body as { detail: string }).detail).toBe('the upstream answered with more than 4096 bytes');
+      const small = await contract.check('getProject', await fetch(`${gateway.restRoot}/projects/1`, { headers: key }), 200);
+      expect((small.body as { id: number }).id).toBe(1);
+    } finally {
+      await gateway.close();
+    }
+  });
+
   it('answers 502 when the upstream cannot be reached and 504 when it does not answer in time', async () => {
     const silent = createServer(() => {
       // accepts, never answers
