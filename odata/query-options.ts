@@ -188,23 +188,22 @@ export function parseQueryOptions(
 
   const set = allowed.set;
   const ctx = set && { type: index.typeOfSet(set), index, limits, enforceCapabilities: config.enforceCapabilities };
-  const text = (option: SystemOption) => system.get(option);
-  const filterText = text('$filter');
-  const orderByText = text('$orderby');
-  const expandText = text('$expand');
-  const selectText = text('$select');
-  const skipToken = text('$skiptoken');
+  const filterText = system.get('$filter');
+  const orderByText = system.get('$orderby');
+  const expandText = system.get('$expand');
+  const selectText = system.get('$select');
+  const skipToken = system.get('$skiptoken');
   if (skipToken !== undefined && skipToken.length > limits.maxLiteralLength) {
     throw new LimitError(`$skiptoken is longer than ${limits.maxLiteralLength} characters`, '$skiptoken');
   }
-  const inlineCount = text('$inlinecount') ?? 'none';
+  const inlineCount = system.get('$inlinecount') ?? 'none';
   if (inlineCount !== 'allpages' && inlineCount !== 'none') {
     throw new UriSyntaxError(`$inlinecount must be allpages or none, not ${JSON.stringify(quoteForMessage(inlineCount))}`, '$inlinecount');
   }
-  const top = text('$top');
-  const skip = text('$skip');
-  const format = text('$format');
-  const callback = text('$callback');
+  const top = system.get('$top');
+  const skip = system.get('$skip');
+  const format = system.get('$format');
+  const callback = system.get('$callback');
   const expand = set && expandText !== undefined ? parseExpand(expandText, set, index, limits) : [];
   return {
     filter: ctx && filterText !== undefined ? parseFilter(filterText, ctx) : undefined,
