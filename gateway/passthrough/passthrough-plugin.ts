@@ -149,8 +149,9 @@ export async function passthroughPlugin(app: FastifyInstance, options: Passthrou
       // a transform costs a chunked encoding and more writes than the body is worth.
       readWhole(res.stream, (error, body) => {
         if (error) {
+          // Nothing has been sent yet: the client gets an answer, not a dropped connection.
           request.log.warn({ err: error }, 'upstream body failed while reading');
-          reply.raw.destroy();
+          sendODataError(request, reply, { status: 502, code: 'BAD_GATEWAY', message: 'the upstream OData service broke off its answer' });
           return;
         }
         reply.send(rewriteRootBytes(body as Buffer, state.pair));

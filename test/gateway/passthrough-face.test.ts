@@ -1,6 +1,9 @@
 // The OData passthrough face in front of the real service: an OData client talking to the
 // gateway sees the service's documents with every absolute URI naming the gateway (JSON, Atom,
 // JSONP, Location), follows them through the gateway, and reads the same data as directly.
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabases } from '../helpers/databases.js';
 import { startEdge } from '../helpers/edge-gateway.js';
@@ -153,5 +156,40 @@ describe.each(testDatabases)('the passthrough face on $name', (kind) => {
     expect(seen?.headers['x-forwarded-proto']).toBe('http');
     expect(seen?.headers['x-forwarded-host']).toBe(new URL(edge.origin).host);
     expect(typeof seen?.headers['x-request-id']).toBe('string');
+  });
+});
+
+describe('the passthrough face when the upstream breaks off an answer', () => {
+  it('answers 502 as an OData error instead of dropping the connection, and serves the next request', async () => {
+    let requests = 0;
+    // Promises 2,000 bytes of JSON, sends 20, then closes the connection.
+    const upstream = createServer((request, response) => {
+      requests++;
+      if (request.url?.includes('Whole')) {
+        response.writeHead(200, { 'content-type': 'application/json' }).end('{"d":{"results":[]}}');
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '2000' });
+      response.write('{"d":{"results":[{"I');
+      setTimeout(() => response.socket?.destroy(), 20);
+    });
+    upstream.listen(0, '127.0.0.1');
+    await once(upstream, 'listening');
+    const edge = await startEdge(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}/V1/Api.svc`);
+    try {
+      const broken = await fetch(`${edge.root}/Broken?$format=json`, { headers: { 'x-serviceapikey': 'k' } });
+      expect(broken.status).toBe(502);
+      const body = (await broken.json()) as { error: { code: string; message: { value: string } } };
+      expect(body.error.code).toBe('BAD_GATEWAY');
+      expect(body.error.message.value).toBe('the upstream OData service broke off its answer');
+      const whole = await fetch(`${edge.root}/Whole?$format=json`, { headers: { 'x-serviceapikey': 'k' } });
+      expect(whole.status).toBe(200);
+      expect(await whole.json()).toEqual({ d: { results: [] } });
+      expect(requests).toBeGreaterThanOrEqual(2);
+    } finally {
+      await edge.close();
+      upstream.closeAllConnections();
+      upstream.close();
+    }
   });
 });
