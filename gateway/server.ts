@@ -11,7 +11,7 @@ import { withoutQueryKeyInUrl } from './auth/caller-key.js';
 import type { GatewayConfig } from './config.js';
 import { registerDocs } from './docs.js';
 import { registerProblemHandlers } from './error-handler.js';
-import { sendFrameworkError } from './passthrough/face-refusal.js';
+import { sendFrameworkError } from './face-refusal.js';
 import type { GatewayFeature, GatewayParts } from './features.js';
 import { gatewayFeatures } from './features.js';
 import type { GatewayArtefacts } from './model-artefacts.js';

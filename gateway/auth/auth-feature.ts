@@ -4,7 +4,7 @@
 // before anything else is done for it. The passthrough normalises what it forwards itself.
 import type { GatewayFeature } from '../features.js';
 import { GatewayError } from '../errors.js';
-import { sendFaceRefusal } from '../passthrough/face-refusal.js';
+import { sendFaceRefusal } from '../face-refusal.js';
 import { KEY_HEADER } from './caller-key.js';
 import { CredentialNormaliser } from './credential-normaliser.js';
 

@@ -16,7 +16,7 @@ import { ConcurrencyCap } from './concurrency-cap.js';
 import type { CounterStore, WindowCount } from './counter-store.js';
 import { ConcurrencyLimitedError, RateLimitedError } from './limit-errors.js';
 import type { RateLimit, RateLimitConfig } from './rate-limit-config.js';
-import { sendFaceRefusal } from '../passthrough/face-refusal.js';
+import { sendFaceRefusal } from '../face-refusal.js';
 import { policyField, rateLimitField, resetSeconds } from './rate-limit-headers.js';
 
 export interface RateLimiterOptions {

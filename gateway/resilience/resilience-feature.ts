@@ -4,7 +4,7 @@
 import underPressure from '@fastify/under-pressure';
 import type { GatewayFeature } from '../features.js';
 import type { GatewayMetrics } from '../ops/metrics.js';
-import { sendFaceRefusal } from '../passthrough/face-refusal.js';
+import { sendFaceRefusal } from '../face-refusal.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
 import { IdempotentReads } from './idempotent-reads.js';
 import type { LoadSheddingConfig } from './resilience-config.js';

@@ -9,7 +9,7 @@ import type { AuthConfig } from '../../gateway/auth/auth-config.js';
 import { CredentialNormaliser } from '../../gateway/auth/credential-normaliser.js';
 import type { UpstreamConfig } from '../../gateway/config.js';
 import { DEFAULT_UPSTREAM_CONFIG } from '../../gateway/config.js';
-import { sendFrameworkError } from '../../gateway/passthrough/face-refusal.js';
+import { sendFrameworkError } from '../../gateway/face-refusal.js';
 import { passthroughPlugin } from '../../gateway/passthrough/passthrough-plugin.js';
 import { CircuitBreaker } from '../../gateway/resilience/circuit-breaker.js';
 import { IdempotentReads } from '../../gateway/resilience/idempotent-reads.js';

@@ -1,10 +1,10 @@
 // A refusal by a gateway-wide feature (auth check, load shedding) in the format of the face the
 // request is on: an OData error document on the passthrough, RFC 9457 problem+json elsewhere.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sendProblem } from '../error-handler.js';
-import { GatewayError } from '../errors.js';
-import { faceOf } from './face-of.js';
-import { sendODataError } from './odata-error-reply.js';
+import { sendProblem } from './error-handler.js';
+import { GatewayError } from './errors.js';
+import { faceOf } from './passthrough/face-of.js';
+import { sendODataError } from './passthrough/odata-error-reply.js';
 
 export function sendFaceRefusal(error: GatewayError & { readonly retryAfterSeconds?: number }, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (faceOf(request.url) === 'rest') return sendProblem(error, request, reply);
