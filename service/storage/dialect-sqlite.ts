@@ -30,6 +30,11 @@ export function createSqliteSetup(file: string, options: SqliteOptions = {}): Di
   database.pragma('synchronous = NORMAL');
   // SQLite leaves foreign keys off per connection unless asked; RESTRICT relies on them.
   database.pragma('foreign_keys = ON');
+  // Reads map the file instead of copying its pages through read() calls, and the page cache
+  // holds 64 MiB instead of SQLite's 2 MiB: a page of 100 time entries costs about 7% less CPU
+  // on 200k entries (bench service, server CPU per request, alternating runs).
+  database.pragma('mmap_size = 268435456');
+  database.pragma('cache_size = -65536');
   // SQLite's own lower() and upper() change ASCII letters only ('Ä' stays 'Ä'); filters get
   // these, and lower() stays the built-in one that the e-mail index was built with.
   database.function('tg_lower', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toLowerCase() : text));
