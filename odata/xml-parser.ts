@@ -37,7 +37,8 @@ const NS_XMLNS = 'http://www.w3.org/2000/xmlns/';
 
 // eslint-disable-next-line no-control-regex -- control characters are what XML forbids
 const FORBIDDEN_CHAR = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/;
-const SURROGATE = /[\ud800-\udfff]/;
+// eslint-disable-next-line no-control-regex -- the characters above, and surrogates
+const SUSPECT_CHAR = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ud800-\udfff\ufffe\uffff]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const NAME =
   /^[A-Za-z_\u00c0-\ud7ff\uf900-\ufffd][\w.\-\u00b7\u00c0-\ud7ff\uf900-\ufffd]*(?::[A-Za-z_\u00c0-\ud7ff\uf900-\ufffd][\w.\-\u00b7\u00c0-\ud7ff\uf900-\ufffd]*)?$/;
@@ -61,7 +62,8 @@ export function xmlSource(input: string | Uint8Array): string {
       return fail('the XML document is not valid UTF-8');
     }
   }
-  if (FORBIDDEN_CHAR.test(text) || (SURROGATE.test(text) && LONE_SURROGATE.test(text))) {
+  // One pass finds whether anything needs a closer look (a surrogate may be half of a pair).
+  if (SUSPECT_CHAR.test(text) && (FORBIDDEN_CHAR.test(text) || LONE_SURROGATE.test(text))) {
     fail('the XML document contains a character XML does not allow');
   }
   return text;
@@ -130,43 +132,70 @@ function lookup(scope: Scope | undefined, prefix: string): string | undefined {
   return prefix === '' ? '' : undefined;
 }
 
-interface Frame {
-  readonly element: XmlElement;
-  readonly rawName: string;
-  readonly scope: Scope | undefined;
-}
-
 function isSpace(c: number): boolean {
   return c === 32 || c === 10 || c === 9 || c === 13;
 }
+
+/** A checked name split at its colon, made once per distinct name of a document. */
+interface QName {
+  readonly prefix: string;
+  /** Internalised, so every element of this name shares it, and comparing or keying by it is fast. */
+  readonly local: string;
+  readonly isNamespaceDeclaration: boolean;
+}
+
+/** The engine's own copy of a string, as property keys are kept (one lookup, then shared). */
+function internalised(text: string): string {
+  return Object.keys({ [text]: 0 })[0] ?? text;
+}
+
+// Most elements of an OData payload have no attributes or no children: they share these.
+const NO_ATTRIBUTES: readonly XmlAttribute[] = Object.freeze([]);
+const NO_CHILDREN = Object.freeze([]) as unknown as XmlElement[];
 
 /** Parses a whole document; returns its root element. */
 export function parseXml(input: string | Uint8Array, options: XmlParseOptions = {}): XmlElement {
   const xml = xmlSource(input);
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
-  const validNames = new Set<string>();
-  const stack: Frame[] = [];
+  const names = new Map<string, QName>();
+  // The open elements, as parallel stacks (no frame object per element).
+  const open: XmlElement[] = [];
+  const openNames: string[] = [];
+  const scopes: (Scope | undefined)[] = [];
+  // A start tag's attributes as written, reused from tag to tag.
+  const rawNames: string[] = [];
+  const rawQNames: QName[] = [];
+  const rawValues: string[] = [];
+  const rawAt: number[] = [];
   let root: XmlElement | undefined;
   let pos = 0;
 
-  const checkName = (name: string, at: number): void => {
-    if (validNames.has(name)) return;
+  const qname = (name: string, at: number): QName => {
+    const known = names.get(name);
+    if (known !== undefined) return known;
     if (!NAME.test(name)) fail(`invalid XML name '${name.slice(0, 40)}'`, at);
-    validNames.add(name);
+    const colon = name.indexOf(':');
+    const checked: QName = {
+      prefix: colon === -1 ? '' : name.slice(0, colon),
+      local: internalised(colon === -1 ? name : name.slice(colon + 1)),
+      isNamespaceDeclaration: name === 'xmlns' || name.startsWith('xmlns:'),
+    };
+    names.set(name, checked);
+    return checked;
   };
 
   const text = (from: number, to: number): void => {
-    const top = stack[stack.length - 1];
+    const top = open[open.length - 1];
     const raw = xml.slice(from, to);
     if (!top) {
       if (!WHITESPACE_ONLY.test(raw)) fail('text outside the root element', from);
       return;
     }
-    top.element.text += characterData(raw, from);
+    top.text += characterData(raw, from);
   };
 
   const startTag = (lt: number): void => {
-    if (stack.length >= maxDepth) fail(`elements nested deeper than ${maxDepth}`, lt);
+    if (open.length >= maxDepth) fail(`elements nested deeper than ${maxDepth}`, lt);
     const len = xml.length;
     let i = lt + 1;
     while (i < len) {
@@ -175,8 +204,8 @@ export function parseXml(input: string | Uint8Array, options: XmlParseOptions = 
       i++;
     }
     const rawName = xml.slice(lt + 1, i);
-    checkName(rawName, lt);
-    const raw: { name: string; value: string; at: number }[] = [];
+    const name = qname(rawName, lt);
+    let count = 0;
     let selfClosing = false;
     for (;;) {
       const before = i;
@@ -196,68 +225,93 @@ export function parseXml(input: string | Uint8Array, options: XmlParseOptions = 
       if (i === before) fail(`missing white space before an attribute in <${rawName}>`, i);
       const nameStart = i;
       while (i < len && !isSpace(xml.charCodeAt(i)) && xml.charCodeAt(i) !== 61 /* = */) i++;
-      const name = xml.slice(nameStart, i);
-      checkName(name, nameStart);
+      const attributeName = xml.slice(nameStart, i);
       while (i < len && isSpace(xml.charCodeAt(i))) i++;
-      if (xml.charCodeAt(i) !== 61) fail(`attribute ${name} has no value`, i);
+      if (xml.charCodeAt(i) !== 61) fail(`attribute ${attributeName} has no value`, i);
       i++;
       while (i < len && isSpace(xml.charCodeAt(i))) i++;
       const quote = xml.charCodeAt(i);
-      if (quote !== 34 && quote !== 39) fail(`attribute ${name} is not quoted`, i);
+      if (quote !== 34 && quote !== 39) fail(`attribute ${attributeName} is not quoted`, i);
       const end = xml.indexOf(quote === 34 ? '"' : "'", i + 1);
-      if (end === -1) fail(`unterminated value of attribute ${name}`, i);
-      raw.push({ name, value: attributeValue(xml.slice(i + 1, end), i + 1), at: nameStart });
+      if (end === -1) fail(`unterminated value of attribute ${attributeName}`, i);
+      rawNames[count] = attributeName;
+      rawQNames[count] = qname(attributeName, nameStart);
+      rawValues[count] = attributeValue(xml.slice(i + 1, end), i + 1);
+      rawAt[count] = nameStart;
+      count++;
       i = end + 1;
     }
 
-    const parentFrame = stack[stack.length - 1];
-    let scope = parentFrame?.scope;
-    let bindings: Map<string, string> | undefined;
-    for (const a of raw) {
-      if (a.name === 'xmlns' || a.name.startsWith('xmlns:')) {
-        const prefix = a.name === 'xmlns' ? '' : a.name.slice(6);
-        if (prefix !== '' && a.value === '') fail(`namespace prefix ${prefix} bound to the empty URI`, a.at);
-        if (prefix === 'xmlns' || (prefix === 'xml' && a.value !== NS_XML)) fail(`reserved prefix ${prefix}`, a.at);
+    const depth = open.length;
+    const parent = depth === 0 ? undefined : open[depth - 1];
+    let scope = depth === 0 ? undefined : scopes[depth - 1];
+    let attributes = NO_ATTRIBUTES;
+    if (count > 0) {
+      let bindings: Map<string, string> | undefined;
+      for (let k = 0; k < count; k++) {
+        if (!(rawQNames[k] as QName).isNamespaceDeclaration) continue;
+        const attributeName = rawNames[k] as string;
+        const value = rawValues[k] as string;
+        const prefix = attributeName === 'xmlns' ? '' : attributeName.slice(6);
+        const at = rawAt[k] as number;
+        if (prefix !== '' && value === '') fail(`namespace prefix ${prefix} bound to the empty URI`, at);
+        if (prefix === 'xmlns' || (prefix === 'xml' && value !== NS_XML)) fail(`reserved prefix ${prefix}`, at);
         bindings ??= new Map();
-        if (bindings.has(prefix)) fail(`duplicate namespace declaration ${a.name}`, a.at);
-        bindings.set(prefix, a.value);
+        if (bindings.has(prefix)) fail(`duplicate namespace declaration ${attributeName}`, at);
+        // Internalised: elements compare their namespace with constants on every step.
+        bindings.set(prefix, internalised(value));
       }
+      if (bindings) scope = { parent: scope, bindings };
+      const list: XmlAttribute[] = [];
+      for (let k = 0; k < count; k++) {
+        const q = rawQNames[k] as QName;
+        let ns = '';
+        let local = q.local;
+        if (q.isNamespaceDeclaration) {
+          ns = NS_XMLNS;
+          if (q.prefix === '') local = '';
+        } else if (q.prefix !== '') {
+          const uri = lookup(scope, q.prefix);
+          if (uri === undefined) fail(`unbound namespace prefix ${q.prefix}`, rawAt[k]);
+          ns = uri;
+        }
+        for (const other of list) {
+          if (other.ns === ns && other.local === local) fail(`duplicate attribute ${rawNames[k] as string}`, rawAt[k]);
+        }
+        list.push({ ns, local, value: rawValues[k] as string });
+      }
+      attributes = list;
     }
-    if (bindings) scope = { parent: scope, bindings };
 
-    const attributes: XmlAttribute[] = [];
-    for (const a of raw) {
-      const colon = a.name.indexOf(':');
-      let ns = '';
-      let local = a.name;
-      if (a.name === 'xmlns' || a.name.startsWith('xmlns:')) {
-        ns = NS_XMLNS;
-        local = colon === -1 ? '' : a.name.slice(colon + 1);
-      } else if (colon !== -1) {
-        const prefix = a.name.slice(0, colon);
-        const uri = lookup(scope, prefix);
-        if (uri === undefined) fail(`unbound namespace prefix ${prefix}`, a.at);
-        ns = uri;
-        local = a.name.slice(colon + 1);
-      }
-      for (const other of attributes) {
-        if (other.ns === ns && other.local === local) fail(`duplicate attribute ${a.name}`, a.at);
-      }
-      attributes.push({ ns, local, value: a.value });
-    }
+    const ns = lookup(scope, name.prefix);
+    if (ns === undefined) fail(`unbound namespace prefix ${name.prefix}`, lt);
+    const element: XmlElement = { ns, local: name.local, attributes, children: NO_CHILDREN, text: '' };
 
-    const colon = rawName.indexOf(':');
-    const prefix = colon === -1 ? '' : rawName.slice(0, colon);
-    const ns = lookup(scope, prefix);
-    if (ns === undefined) fail(`unbound namespace prefix ${prefix}`, lt);
-    const element: XmlElement = { ns, local: rawName.slice(colon + 1), attributes, children: [], text: '' };
-
-    if (parentFrame) parentFrame.element.children.push(element);
-    else if (root) fail('more than one root element', lt);
+    if (parent) {
+      if (parent.children === NO_CHILDREN) (parent as { children: XmlElement[] }).children = [element];
+      else parent.children.push(element);
+    } else if (root) fail('more than one root element', lt);
     else root = element;
 
-    if (!selfClosing) stack.push({ element, rawName, scope });
+    if (!selfClosing) {
+      open.push(element);
+      openNames.push(rawName);
+      scopes.push(scope);
+    }
     pos = i;
+  };
+
+  const endTag = (lt: number): void => {
+    const gt = xml.indexOf('>', lt);
+    if (gt === -1) fail('unterminated end tag', lt);
+    const expected = openNames.pop();
+    // The name must be the open element's, followed by nothing but white space.
+    let matches = expected !== undefined && xml.startsWith(expected, lt + 2);
+    for (let i = lt + 2 + (expected?.length ?? 0); matches && i < gt; i++) matches = isSpace(xml.charCodeAt(i));
+    if (!matches) fail(`end tag </${xml.slice(lt + 2, gt).trimEnd().slice(0, 40)}> does not match`, lt);
+    open.pop();
+    scopes.pop();
+    pos = gt + 1;
   };
 
   while (pos < xml.length) {
@@ -268,14 +322,8 @@ export function parseXml(input: string | Uint8Array, options: XmlParseOptions = 
     }
     if (lt > pos) text(pos, lt);
     const c = xml.charCodeAt(lt + 1);
-    if (c === 47 /* / */) {
-      const gt = xml.indexOf('>', lt);
-      if (gt === -1) fail('unterminated end tag', lt);
-      const name = xml.slice(lt + 2, gt).trimEnd();
-      const top = stack.pop();
-      if (!top || top.rawName !== name) fail(`end tag </${name.slice(0, 40)}> does not match`, lt);
-      pos = gt + 1;
-    } else if (c === 63 /* ? */) {
+    if (c === 47 /* / */) endTag(lt);
+    else if (c === 63 /* ? */) {
       const end = xml.indexOf('?>', lt + 2);
       if (end === -1) fail('unterminated processing instruction', lt);
       pos = end + 2;
@@ -287,16 +335,16 @@ export function parseXml(input: string | Uint8Array, options: XmlParseOptions = 
       } else if (xml.startsWith('<![CDATA[', lt)) {
         const end = xml.indexOf(']]>', lt + 9);
         if (end === -1) fail('unterminated CDATA section', lt);
-        const top = stack[stack.length - 1];
+        const top = open[open.length - 1];
         if (!top) fail('CDATA outside the root element', lt);
-        top.element.text += normalizeNewlines(xml.slice(lt + 9, end));
+        top.text += normalizeNewlines(xml.slice(lt + 9, end));
         pos = end + 3;
       } else if (/^<!(DOCTYPE|ENTITY)/i.test(xml.slice(lt, lt + 9))) {
         fail('DOCTYPE and ENTITY declarations are not accepted', lt);
       } else fail('unexpected markup declaration', lt);
     } else startTag(lt);
   }
-  if (stack.length > 0) fail(`element <${stack[stack.length - 1]?.rawName ?? ''}> is not closed`);
+  if (openNames.length > 0) fail(`element <${openNames[openNames.length - 1] ?? ''}> is not closed`);
   if (!root) fail('the XML document has no root element');
   return root;
 }

@@ -60,6 +60,9 @@ describe('hostile XML is refused with a PayloadError', () => {
     expect(refused(() => parseXml(new Uint8Array([0x3c, 0x61, 0x3e, 0xed, 0xa0, 0x80, 0x3c, 0x2f, 0x61, 0x3e])))).toMatch(/UTF-8/);
     expect(refused(() => parseXml('<a>\u0001</a>'))).toMatch(/character/);
     expect(refused(() => parseXml('<a>\ud800</a>'))).toMatch(/character/);
+    expect(refused(() => parseXml('<a>x\udc00</a>'))).toMatch(/character/);
+    expect(refused(() => parseXml('<a>\ufffe</a>'))).toMatch(/character/);
+    expect(parseXml('<a>\ud83d\ude00</a>').text).toBe('😀');
   });
 
   it('__proto__ and constructor as element names do not reach any object prototype', () => {
@@ -89,6 +92,10 @@ describe('hostile XML is refused with a PayloadError', () => {
       '<1a/>',
       '',
       '<a></b>',
+      '<ab></a>',
+      '<a></ab>',
+      '<a></a x>',
+      '<a><b></b></a></a>',
     ];
     for (const xml of cases) expect(() => parseXml(xml), xml).toThrow(PayloadError);
   });
@@ -117,6 +124,10 @@ describe('the XML parser keeps what conforming parsers keep', () => {
     const root = parseXml('<a b="x&#xA;y\tz&quot;">1\r\n2\r3&#xD;&#128512;&lt;&gt;&amp;&apos;&quot;<![CDATA[<&\r\n>]]></a>');
     expect(root.attributes[0]?.value).toBe('x\ny z"');
     expect(root.text).toBe('1\n2\n3\r😀<>&\'"<&\n>');
+  });
+
+  it('accepts white space before the end of an end tag', () => {
+    expect(parseXml('<a><b>1</b \n></a\t>').children[0]?.text).toBe('1');
   });
 
   it('resolves default and prefixed namespaces per scope, and xml:', () => {
