@@ -54,6 +54,19 @@ describe('XML text to Edm values', () => {
     expect(xmlParser('Edm.Binary', 'x')('AAEC\n/w==')).toEqual(new Uint8Array([0, 1, 2, 255]));
   });
 
+  it('reads the common date-time forms exactly, leap days included, and early years by the general rules', () => {
+    const read = xmlParser('Edm.DateTime', 'x');
+    expect(read('2026-11-22T09:05:07')).toEqual(new Date(Date.UTC(2026, 10, 22, 9, 5, 7)));
+    expect(read('2026-11-22T09:05:07.045')).toEqual(new Date(Date.UTC(2026, 10, 22, 9, 5, 7, 45)));
+    expect(read('2024-02-29T23:59:59.999')).toEqual(new Date(Date.UTC(2024, 1, 29, 23, 59, 59, 999)));
+    expect(read('2000-02-29T00:00:00')).toEqual(new Date(Date.UTC(2000, 1, 29)));
+    expect((read('0099-12-31T00:00:00') as Date).getUTCFullYear()).toBe(99);
+    for (const bad of ['2026-02-29T00:00:00', '1900-02-29T00:00:00', '2026-04-31T00:00:00', '2026-11-22T24:00:00',
+      '2026-11-22T09:60:00', '2026-11-22T09:00:60', '2026-11-22T09:00:00.0x5', '2026-1a-22T09:00:00', '2026-11-22 09:00:00']) {
+      expect(() => read(bad), bad).toThrow(PayloadError);
+    }
+  });
+
   it('refuses values out of range or malformed, naming the property', () => {
     const bad: [Parameters<typeof xmlParser>[0], string][] = [
       ['Edm.Byte', '256'], ['Edm.SByte', '-129'], ['Edm.Int16', '32768'], ['Edm.Int64', '9223372036854775808'],
