@@ -29,6 +29,8 @@ import type { XmlElementWriter } from './xml-values.js';
 import { formatXmlDateTimeOffset, xmlElementWriter } from './xml-values.js';
 import { dateTimeOffset } from './edm.js';
 import { flatString } from './flat-string.js';
+import type { TextSink } from './utf8-bytes.js';
+import { documentEncoder, TextPieces } from './utf8-bytes.js';
 
 export type { ExpandedNavigation, InlineEntry } from './json-writer.js';
 
@@ -65,6 +67,8 @@ export interface AtomWriter {
   entry(record: EdmRecord, options: AtomEntryOptions): string;
   /** A whole document: XML declaration and `<feed>`. */
   feed(records: readonly EdmRecord[], options: AtomFeedOptions): string;
+  /** The same document as UTF-8 bytes, encoded entry by entry (utf8-bytes.ts). */
+  feedBytes(records: readonly EdmRecord[], options: AtomFeedOptions): Buffer;
 }
 
 interface PropertyPart {
@@ -312,25 +316,35 @@ function writeFeed(
   return out + feedTail(frame);
 }
 
+function writeRootFeed(sink: TextSink, c: CompiledSet, records: readonly EdmRecord[], options: AtomFeedOptions): void {
+  const s = select(c, options.select);
+  const ctx = context(options);
+  const { etag, expanded } = options;
+  const frame = { root: true, selfLink: options.selfLink ?? c.setName, count: options.count, next: options.next };
+  sink.add(XML_DECLARATION + feedHead(c, ctx, frame));
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i] as EdmRecord;
+    sink.add(writeEntry(c, s, ctx, record, etag?.(record), expanded?.(record, i), 'in-feed'));
+  }
+  sink.add(feedTail(frame));
+}
+
 /** A writer for the entries of one entity set, compiled once per model and set. */
 export function createAtomWriter(index: ModelIndex, set: EntitySet): AtomWriter {
   const c = compileSet(index, set);
+  const encode = documentEncoder();
   return {
     entry(record, options) {
       const s = select(c, options.select);
       return XML_DECLARATION + writeEntry(c, s, context(options), record, options.etag, options.expanded, 'root');
     },
     feed(records, options) {
-      const s = select(c, options.select);
-      const ctx = context(options);
-      const { etag, expanded } = options;
-      const frame = { root: true, selfLink: options.selfLink ?? c.setName, count: options.count, next: options.next };
-      let out = XML_DECLARATION + feedHead(c, ctx, frame);
-      for (let i = 0; i < records.length; i++) {
-        const record = records[i] as EdmRecord;
-        out += writeEntry(c, s, ctx, record, etag?.(record), expanded?.(record, i), 'in-feed');
-      }
-      return out + feedTail(frame);
+      const pieces = new TextPieces();
+      writeRootFeed(pieces, c, records, options);
+      return pieces.text;
+    },
+    feedBytes(records, options) {
+      return encode(records.length, (sink) => writeRootFeed(sink, c, records, options));
     },
   };
 }

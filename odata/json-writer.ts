@@ -12,6 +12,8 @@ import { jsonString, valueEncoder } from './json-values.js';
 import type { ModelIndex } from './model-index.js';
 import type { EntitySet } from './model.js';
 import { encodeSegment, entityPath } from './entity-path.js';
+import type { TextSink } from './utf8-bytes.js';
+import { documentEncoder, TextPieces } from './utf8-bytes.js';
 
 /** An expanded (inline) entry: its record, its etag, and its own expansions. */
 export interface InlineEntry {
@@ -49,6 +51,8 @@ export interface JsonWriter {
   entry(record: EdmRecord, options: EntryOptions): string;
   /** `{"d":{"results":[...]}}` with `__count` and `__next` when given. */
   feed(records: readonly EdmRecord[], options: FeedOptions): string;
+  /** The same document as UTF-8 bytes, encoded entry by entry (utf8-bytes.ts). */
+  feedBytes(records: readonly EdmRecord[], options: FeedOptions): Buffer;
 }
 
 interface PropertyPart {
@@ -189,30 +193,38 @@ function rootText(serviceRoot: string): string {
   return jsonString(serviceRoot).slice(1, -1);
 }
 
+function writeFeed(sink: TextSink, c: CompiledSet, records: readonly EdmRecord[], options: FeedOptions): void {
+  const s = select(c, options.select);
+  const root = rootText(options.serviceRoot);
+  const { etag, expanded } = options;
+  if (options.count !== undefined && !(Number.isSafeInteger(options.count) && options.count >= 0)) {
+    throw new RangeError(`inline count ${options.count} is not a non-negative integer`);
+  }
+  sink.add(options.count === undefined ? '{"d":{"results":[' : `{"d":{"__count":"${options.count}","results":[`);
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i] as EdmRecord;
+    const entry = writeEntry(c, s, root, record, etag?.(record), expanded?.(record, i));
+    sink.add(i ? `,${entry}` : entry);
+  }
+  sink.add(options.next === undefined ? ']}}' : `],"__next":${jsonString(options.next)}}}`);
+}
+
 /** A writer for the entries of one entity set, compiled once per model and set. */
 export function createJsonWriter(index: ModelIndex, set: EntitySet): JsonWriter {
   const c = compileSet(index, set);
+  const encode = documentEncoder();
   return {
     entry(record, options) {
       const s = select(c, options.select);
       return `{"d":${writeEntry(c, s, rootText(options.serviceRoot), record, options.etag, options.expanded)}}`;
     },
     feed(records, options) {
-      const s = select(c, options.select);
-      const root = rootText(options.serviceRoot);
-      const { etag, expanded } = options;
-      if (options.count !== undefined && !(Number.isSafeInteger(options.count) && options.count >= 0)) {
-        throw new RangeError(`inline count ${options.count} is not a non-negative integer`);
-      }
-      let out = options.count === undefined ? '{"d":{"results":[' : `{"d":{"__count":"${options.count}","results":[`;
-      for (let i = 0; i < records.length; i++) {
-        const record = records[i] as EdmRecord;
-        if (i) out += ',';
-        out += writeEntry(c, s, root, record, etag?.(record), expanded?.(record, i));
-      }
-      out += ']';
-      if (options.next !== undefined) out += `,"__next":${jsonString(options.next)}`;
-      return `${out}}}`;
+      const pieces = new TextPieces();
+      writeFeed(pieces, c, records, options);
+      return pieces.text;
+    },
+    feedBytes(records, options) {
+      return encode(records.length, (sink) => writeFeed(sink, c, records, options));
     },
   };
 }

@@ -12,7 +12,7 @@ import type { DataSource, EntitySelection, MemberOf } from './data-source.js';
 import type { ValidationMessages } from './messages.js';
 import type { PayloadRules } from './payload-rules.js';
 import { constraintsFrom, relationOf } from './relations.js';
-import type { Representations } from './representations.js';
+import type { Representation, Representations } from './representations.js';
 import type { EntityBodyReader } from './request-body.js';
 import type { RequestTarget } from './request-target.js';
 
@@ -40,7 +40,7 @@ export interface Operation<Caller> {
 export interface HandlerResult {
   readonly status: number;
   readonly headers?: Readonly<Record<string, string>>;
-  readonly representation?: { readonly contentType: string; readonly body: string };
+  readonly representation?: Representation;
 }
 
 const keyOrders = new WeakMap<EntityType, readonly OrderByItem[]>();

@@ -95,9 +95,10 @@ export function registerODataService<C>(app: FastifyInstance, options: ODataServ
       reply.code(result.status).header('dataserviceversion', '2.0');
       for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
       if (result.representation === undefined) return reply.send();
-      // Encoded once here: given a string, Node would measure its UTF-8 length for Content-Length
-      // and then encode it again to write it, two passes over a page of 80 kB.
-      return reply.header('content-type', result.representation.contentType).send(Buffer.from(result.representation.body, 'utf8'));
+      // Text is encoded once here: given a string, Node would measure its UTF-8 length for
+      // Content-Length and then encode it again to write it. Feeds come encoded already.
+      const { contentType, body: text } = result.representation;
+      return reply.header('content-type', contentType).send(typeof text === 'string' ? Buffer.from(text, 'utf8') : text);
     },
   });
 }

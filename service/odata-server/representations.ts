@@ -30,7 +30,8 @@ export interface ResponseContext {
 
 export interface Representation {
   readonly contentType: string;
-  readonly body: string;
+  /** Text, or a feed already encoded as UTF-8 (the writers encode pages entry by entry). */
+  readonly body: string | Buffer;
 }
 
 export interface EntryShape {
@@ -79,9 +80,12 @@ export class Representations {
   feed(ctx: ResponseContext, set: EntitySet, records: readonly EdmRecord[], shape: FeedShape = {}): Representation {
     const contentType = this.contentType(ctx, 'feed');
     const options = { serviceRoot: ctx.serviceRoot, ...shape };
-    return isJson(contentType)
-      ? this.json(ctx, contentType, this.writerOf(this.jsonWriters, set).feed(records, options))
-      : { contentType, body: this.writerOf(this.atomWriters, set).feed(records, options) };
+    if (!isJson(contentType)) return { contentType, body: this.writerOf(this.atomWriters, set).feedBytes(records, options) };
+    const writer = this.writerOf(this.jsonWriters, set);
+    // JSONP wraps the text; a plain JSON page goes out as the bytes the writer encoded.
+    return ctx.callback === undefined
+      ? { contentType, body: writer.feedBytes(records, options) }
+      : this.json(ctx, contentType, writer.feed(records, options));
   }
 
   property(ctx: ResponseContext, property: Property, value: EdmValue | EdmRecord): Representation {
