@@ -23,6 +23,7 @@ import { PayloadError, SerializationError } from './errors.js';
 import { canonicalDecimal, decodeBase64, encodeBase64 } from './json-values.js';
 import { escapeXmlText } from './xml-escape.js';
 import { flatString } from './flat-string.js';
+import { compileFunction, storeCode } from './compiled-access.js';
 
 /** Escaped element content of a non-null value. */
 export type XmlFormatter = (value: EdmValue) => string;
@@ -340,34 +341,25 @@ interface CompiledProperties {
 
 /** Marks a property the payload did not hold. */
 const ABSENT = Symbol('absent');
-const compiledProperties = new WeakMap<ReadonlyMap<string, XmlElementReader>, CompiledProperties | null>();
+const compiledProperties = new WeakMap<ReadonlyMap<string, XmlElementReader>, CompiledProperties>();
 
 /**
  * Values are read into slots by position, and the record is made by a builder with every name
- * written into its code, as the JSON reader's: stores by names that vary per child made every
- * store megamorphic (an eighth of reading a feed). The names are embedded as JSON string
- * literals; a model with a property `__proto__` keeps the plain loop.
+ * written into its code (compiled-access.ts), as the JSON reader's: stores by names that vary
+ * per child made every store megamorphic (an eighth of reading an Atom feed).
  */
-function compileProperties(fields: ReadonlyMap<string, XmlElementReader>): CompiledProperties | null {
+function compileProperties(fields: ReadonlyMap<string, XmlElementReader>): CompiledProperties {
   const names = [...fields.keys()];
-  if (names.includes('__proto__')) return null;
-  const lines = names.map((name, i) => `v = slots[${i}]; if (v !== absent) record[${JSON.stringify(name)}] = v;`);
+  const lines = names.map((name, i) => `v = slots[${i}]; if (v !== absent) ${storeCode('record', name, 'v')};`);
   return {
     slotOf: new Map(names.map((name, i) => [name, i])),
     readers: [...fields.values()],
-    build: new Function('slots', 'absent', `const record = {}; let v;\n${lines.join('\n')}\nreturn record;`) as RecordBuilder,
+    build: compileFunction(['slots', 'absent'], `const record = {}; let v;\n${lines.join('\n')}\nreturn record;`),
   };
 }
 
-function misplaced(child: XmlElement, target: string | undefined): PayloadError {
-  const path = (target ? `${target}/${child.local}` : child.local).slice(0, 120);
-  const what = child.ns === NS_DATA ? 'unknown property' : `element outside the data namespace {${child.ns}}:`;
-  return new PayloadError(`${what} ${path}`, path);
-}
-
-function givenTwice(child: XmlElement, target: string | undefined): PayloadError {
-  const path = target ? `${target}/${child.local}` : child.local;
-  return new PayloadError(`property ${path} given twice`, path);
+function pathOf(child: XmlElement, target: string | undefined): string {
+  return target ? `${target}/${child.local}` : child.local;
 }
 
 /** The `d:` children of a container element (`m:properties`, a complex value) as a record. */
@@ -378,29 +370,16 @@ export function readProperties(
 ): EdmRecord {
   let compiled = compiledProperties.get(fields);
   if (compiled === undefined) compiledProperties.set(fields, (compiled = compileProperties(fields)));
-  if (compiled === null) return readPropertiesByName(container, fields, target);
   const slots: unknown[] = new Array<unknown>(compiled.readers.length).fill(ABSENT);
   for (const child of container.children) {
     const slot = child.ns === NS_DATA ? compiled.slotOf.get(child.local) : undefined;
-    if (slot === undefined) throw misplaced(child, target);
-    if (slots[slot] !== ABSENT) throw givenTwice(child, target);
+    if (slot === undefined) {
+      const what = child.ns === NS_DATA ? 'unknown property' : `element outside the data namespace {${child.ns}}:`;
+      const path = pathOf(child, target).slice(0, 120);
+      throw new PayloadError(`${what} ${path}`, path);
+    }
+    if (slots[slot] !== ABSENT) throw new PayloadError(`property ${pathOf(child, target)} given twice`, pathOf(child, target));
     slots[slot] = (compiled.readers[slot] as XmlElementReader)(child);
   }
   return compiled.build(slots, ABSENT);
-}
-
-function readPropertiesByName(
-  container: XmlElement,
-  fields: ReadonlyMap<string, XmlElementReader>,
-  target: string | undefined,
-): EdmRecord {
-  const record: EdmRecord = {};
-  for (const child of container.children) {
-    const read = child.ns === NS_DATA ? fields.get(child.local) : undefined;
-    if (!read) throw misplaced(child, target);
-    if (Object.hasOwn(record, child.local)) throw givenTwice(child, target);
-    // Defined, not assigned: assigning `__proto__` would set the record's prototype.
-    Object.defineProperty(record, child.local, { value: read(child), enumerable: true, writable: true, configurable: true });
-  }
-  return record;
 }

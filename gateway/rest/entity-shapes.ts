@@ -1,6 +1,7 @@
 // An entity set's REST shape, compiled once per set (as fast-json-stringify compiles a schema):
 // upstream entries to REST objects (camelCase names in model order, converted values, expanded
 // navigation nested), and REST bodies to Edm records for the upstream.
+import { compileFunction, loadCode, storeCode } from '../../odata/compiled-access.js';
 import type { EdmRecord } from '../../odata/edm.js';
 import type { ModelIndex } from '../../odata/model-index.js';
 import type { EntitySet } from '../../odata/model.js';
@@ -79,16 +80,12 @@ type PropertiesToRest = (record: EdmRecord, converters: readonly ToRest[]) => Re
 
 /**
  * The properties of a record as a REST object, with every EDM and REST name written into the
- * code (as odata/json-reader.ts compiles its reader): constant-name loads and stores stay fast
- * where a loop over the names made each one megamorphic. Names are embedded as JSON string
- * literals, so none can break out of its quotes.
+ * code (odata/compiled-access.ts): a loop over the names made each load and store megamorphic.
  */
 function compilePropertiesToRest(properties: readonly { readonly name: string; readonly restName: string }[]): PropertiesToRest {
-  const lines = properties.map((p, i) => {
-    const from = JSON.stringify(p.name);
-    return `v = record[${from}]; if (v !== undefined) out[${JSON.stringify(p.restName)}] = converters[${i}](v);`;
-  });
-  return new Function('record', 'converters', `const out = {}; let v;\n${lines.join('\n')}\nreturn out;`) as PropertiesToRest;
+  const lines = properties.map((p, i) =>
+    `v = ${loadCode('record', p.name)}; if (v !== undefined) ${storeCode('out', p.restName, `converters[${i}](v)`)};`);
+  return compileFunction(['record', 'converters'], `const out = {}; let v;\n${lines.join('\n')}\nreturn out;`);
 }
 
 function isEntryList(value: UpstreamEntry | readonly UpstreamEntry[]): value is readonly UpstreamEntry[] {

@@ -97,8 +97,8 @@ export function registerODataService<C>(app: FastifyInstance, options: ODataServ
       if (result.representation === undefined) return reply.send();
       // Text is encoded once here: given a string, Node would measure its UTF-8 length for
       // Content-Length and then encode it again to write it. Feeds come encoded already.
-      const { contentType, body: text } = result.representation;
-      return reply.header('content-type', contentType).send(typeof text === 'string' ? Buffer.from(text, 'utf8') : text);
+      const { contentType, body: document } = result.representation;
+      return reply.header('content-type', contentType).send(typeof document === 'string' ? Buffer.from(document, 'utf8') : document);
     },
   });
 }

@@ -37,8 +37,8 @@ describe('SQLite rows through the statement cache', () => {
     const [row] = cached.prepare('select name as "constructor", id as "toString" from t where id = 1').all([]) as Record<string, unknown>[];
     expect(Object.getOwnPropertyDescriptor(row, 'constructor')?.value).toBe('Ada');
     expect(Object.getOwnPropertyDescriptor(row, 'toString')?.value).toBe(1);
-    // A `__proto__` column stays with better-sqlite3's own row building (assignment would set
-    // the prototype): whatever it makes of it, Object.prototype is untouched.
+    // A `__proto__` column is defined as an own property, not assigned (assignment would set the
+    // prototype): Object.prototype is untouched.
     cached.prepare('select name as "__proto__" from t').all([]);
     expect(Object.prototype).not.toHaveProperty('Ada');
     expect(cached.prepare('update t set name = ? where id > ?').run(['Bo', 0]).changes).toBe(2);
