@@ -1,14 +1,18 @@
-// The OData passthrough's cost (issue 6): the same OData requests sent to the service directly
-// and through the gateway's passthrough face (every edge feature on, the cache off, so each
-// request reaches the service). Latency is measured by one client sending requests one after
-// another (autocannon's histogram has 1 ms steps, too coarse for a target of 0.5 ms), in
-// alternating rounds; the added p50 is the median of the per-round differences. Throughput at
-// 10 connections is reported beside it. The gateway runs as its own process pinned to core 0;
-// the service and the load run in this process on core 1. TG_BENCH_ROUNDS and TG_BENCH_REQUESTS
-// shorten a run (fewer rounds, fewer requests per round) on a busy machine.
+// The OData passthrough's cost (issue 6): the same OData requests sent to the service directly,
+// through a bare proxy (bench/bare-proxy-server.ts: the hop alone) and through the gateway's
+// passthrough face (every edge feature on, the cache off, so each request reaches the service).
+// Latency is measured by one client sending requests one after another (autocannon's histogram
+// has 1 ms steps, too coarse for a target of 0.5 ms), in alternating rounds; an added p50 is the
+// median of the per-round differences to the direct call. Two services: one run as `timegate
+// start` runs it behind the gateway (it believes X-Forwarded-Host and writes the gateway's root
+// itself), one that does not (the gateway rewrites every URI, as for any V2 server that ignores
+// the header). Throughput at 10 connections is reported beside it. The gateways and bare proxies
+// run as their own processes pinned to core 0; the services and the load run in this process on
+// core 1. TG_BENCH_ROUNDS and TG_BENCH_REQUESTS shorten a run on a busy machine.
 import { Pool } from 'undici';
 import { fileURLToPath } from 'node:url';
 import { testDatabases } from '../test/helpers/databases.js';
+import type { TestService } from '../test/helpers/service.js';
 import { startTestService } from '../test/helpers/service.js';
 import type { LoadRequest, RunningServer } from './http-load.js';
 import { load, percentile, pinThisProcess, sequentialLatencies, startPinnedServer } from './http-load.js';
@@ -20,40 +24,78 @@ const REQUESTS_PER_ROUND = Number(process.env.TG_BENCH_REQUESTS ?? 1_000);
 const WARMUP_REQUESTS = 500;
 const CONNECTIONS = 10;
 const LOAD_SECONDS = 3;
-const GATEWAY_CORE = 0;
+const PROXY_CORE = 0;
 const LOAD_CORE = 1;
 const TARGET_ADDED_P50_MS = 0.5;
-const SERVER_SCRIPT = fileURLToPath(new URL('./gateway-passthrough-server.ts', import.meta.url));
+const GATEWAY_SCRIPT = fileURLToPath(new URL('./gateway-passthrough-server.ts', import.meta.url));
+const BARE_PROXY_SCRIPT = fileURLToPath(new URL('./bare-proxy-server.ts', import.meta.url));
 
 function fail(message: string): never {
   throw new Error(`gateway-passthrough bench: ${message}`);
 }
 
+/** One service with the gateway and the bare proxy in front of it. */
+interface Upstream {
+  readonly service: TestService;
+  readonly gateway: RunningServer;
+  readonly bare: RunningServer;
+}
+
 interface Scenario {
   readonly name: string;
+  readonly upstream: Upstream;
   readonly request: LoadRequest;
 }
 
+type Side = 'direct' | 'bare' | 'gateway';
+const SIDES: readonly Side[] = ['direct', 'bare', 'gateway'];
+
 interface Measured {
-  readonly directP50: number[];
-  readonly gatewayP50: number[];
-  readonly directP99: number[];
-  readonly gatewayP99: number[];
+  readonly p50: Record<Side, number[]>;
+  readonly p99: Record<Side, number[]>;
 }
 
-async function measureLatency(direct: Pool, gateway: Pool, request: LoadRequest): Promise<Measured> {
-  await sequentialLatencies(direct, request, WARMUP_REQUESTS);
-  await sequentialLatencies(gateway, request, WARMUP_REQUESTS);
-  const measured: Measured = { directP50: [], gatewayP50: [], directP99: [], gatewayP99: [] };
+async function measureLatency(pools: Record<Side, Pool>, request: LoadRequest): Promise<Measured> {
+  for (const side of SIDES) await sequentialLatencies(pools[side], request, WARMUP_REQUESTS);
+  const measured: Measured = { p50: { direct: [], bare: [], gateway: [] }, p99: { direct: [], bare: [], gateway: [] } };
   for (let round = 0; round < ROUNDS; round++) {
-    const order: Array<[Pool, 'direct' | 'gateway']> = round % 2 === 0 ? [[direct, 'direct'], [gateway, 'gateway']] : [[gateway, 'gateway'], [direct, 'direct']];
-    for (const [pool, which] of order) {
-      const latencies = await sequentialLatencies(pool, request, REQUESTS_PER_ROUND);
-      measured[`${which}P50`].push(percentile(latencies, 0.5));
-      measured[`${which}P99`].push(percentile(latencies, 0.99));
+    for (const side of round % 2 === 0 ? SIDES : [...SIDES].reverse()) {
+      const latencies = await sequentialLatencies(pools[side], request, REQUESTS_PER_ROUND);
+      measured.p50[side].push(percentile(latencies, 0.5));
+      measured.p99[side].push(percentile(latencies, 0.99));
     }
   }
   return measured;
+}
+
+async function startUpstream(trustProxy: boolean): Promise<Upstream> {
+  const sqlite = testDatabases.find((kind) => kind.name === 'sqlite') ?? fail('no SQLite test database');
+  const service = await startTestService(sqlite, { trustProxy });
+  const started: RunningServer[] = [];
+  try {
+    started.push(await startPinnedServer(PROXY_CORE, (port) => ['--import', 'tsx', GATEWAY_SCRIPT, service.root, String(port)]));
+    started.push(await startPinnedServer(PROXY_CORE, (port) => ['--import', 'tsx', BARE_PROXY_SCRIPT, service.origin, String(port)]));
+    return { service, gateway: started[0] as RunningServer, bare: started[1] as RunningServer };
+  } catch (error) {
+    await Promise.all(started.map((server) => server.stop()));
+    await service.close();
+    throw error;
+  }
+}
+
+async function stopUpstream(upstream: Upstream): Promise<void> {
+  await Promise.all([upstream.gateway.stop(), upstream.bare.stop()]);
+  await upstream.service.close();
+}
+
+/** The gateway must answer what the service answers, with its own root in every URI. */
+async function checkSameAnswer({ upstream, request }: Scenario): Promise<void> {
+  const { service, gateway } = upstream;
+  const [fromService, fromGateway] = await Promise.all([service.origin, gateway.origin].map(async (origin) => (await fetch(origin + request.path, { headers: request.headers })).text()));
+  const withoutDates = (text: string) => text.replace(/<updated>[^<]+<\/updated>/g, '');
+  const expected = (fromService as string).replaceAll(service.root, `${gateway.origin}/V1/Api.svc`);
+  if (withoutDates(fromGateway as string) !== withoutDates(expected)) fail(`${request.path}: the gateway's answer differs from the service's`);
+  if ((fromGateway as string).includes(service.origin)) fail(`${request.path}: the gateway's answer names the service's host`);
 }
 
 export const gatewayPassthrough: BenchSuite = {
@@ -61,47 +103,44 @@ export const gatewayPassthrough: BenchSuite = {
   description: 'OData requests through the gateway passthrough vs straight to the service (added p50 latency)',
   async run() {
     pinThisProcess(LOAD_CORE);
-    const sqlite = testDatabases.find((kind) => kind.name === 'sqlite') ?? fail('no SQLite test database');
-    const service = await startTestService(sqlite);
-    let gateway: RunningServer | undefined;
+    const upstreams: Upstream[] = [];
     const pools: Pool[] = [];
     try {
-      gateway = await startPinnedServer(GATEWAY_CORE, (port) => ['--import', 'tsx', SERVER_SCRIPT, service.root, String(port)]);
-      const headers = { 'x-serviceapikey': service.admin.apiKey };
+      upstreams.push(await startUpstream(true), await startUpstream(false));
+      const [behind, plain] = upstreams as [Upstream, Upstream];
+      const page = '/V1/Api.svc/TimeEntries?$top=100';
       const scenarios: Scenario[] = [
-        { name: 'one entity, JSON', request: { path: '/V1/Api.svc/Projects(1)?$format=json', headers } },
-        { name: 'page of 100 time entries, JSON (~80 kB, URIs rewritten)', request: { path: '/V1/Api.svc/TimeEntries?$top=100&$format=json', headers } },
-        { name: 'page of 100 time entries, Atom', request: { path: '/V1/Api.svc/TimeEntries?$top=100', headers } },
-      ];
-      // The gateway must answer what the service answers, with its own root in the URIs.
-      for (const { request } of scenarios) {
-        const [fromService, fromGateway] = await Promise.all([service.origin, gateway.origin].map(async (origin) => (await fetch(origin + request.path, { headers })).text()));
-        const withoutDates = (text: string) => text.replace(/<updated>[^<]+<\/updated>/g, '');
-        if (withoutDates(fromGateway as string) !== withoutDates((fromService as string).replaceAll(service.root, `${gateway.origin}/V1/Api.svc`))) fail(`${request.path}: the gateway's answer differs from the service's`);
-      }
-      const direct = new Pool(service.origin, { connections: 1 });
-      const through = new Pool(gateway.origin, { connections: 1 });
-      pools.push(direct, through);
+        { name: 'one entity, JSON', upstream: behind, request: { path: '/V1/Api.svc/Projects(1)?$format=json' } },
+        { name: 'page of 100 time entries, JSON (~80 kB)', upstream: behind, request: { path: `${page}&$format=json` } },
+        { name: 'page of 100 time entries, Atom (~210 kB)', upstream: behind, request: { path: page } },
+        { name: 'page of 100, JSON, every URI rewritten', upstream: plain, request: { path: `${page}&$format=json` } },
+        { name: 'page of 100, Atom, every URI rewritten', upstream: plain, request: { path: page } },
+      ].map((scenario) => ({ ...scenario, request: { ...scenario.request, headers: { 'x-serviceapikey': scenario.upstream.service.admin.apiKey } } }));
+      for (const scenario of scenarios) await checkSameAnswer(scenario);
 
-      console.log(`one client, requests one after another: ${ROUNDS} alternating rounds of ${REQUESTS_PER_ROUND} per side (after ${WARMUP_REQUESTS} warm-up); gateway on core ${GATEWAY_CORE}, service and client on core ${LOAD_CORE}; medians of the rounds.\n`);
+      console.log(`one client, requests one after another: ${ROUNDS} alternating rounds of ${REQUESTS_PER_ROUND} per side (after ${WARMUP_REQUESTS} warm-up); gateways and bare proxies on core ${PROXY_CORE}, services and client on core ${LOAD_CORE}; medians of the rounds. The first three rows: the service as \`timegate start\` runs it behind the gateway (it writes the gateway's root itself, from X-Forwarded-Host); the last two: a service that ignores X-Forwarded-Host, so the gateway rewrites every URI of the body.\n`);
       const rows: string[][] = [];
       for (const scenario of scenarios) {
-        const m = await measureLatency(direct, through, scenario.request);
-        const added = median(m.gatewayP50.map((p50, i) => p50 - (m.directP50[i] as number)));
+        const { service, bare, gateway } = scenario.upstream;
+        const sidePools = { direct: new Pool(service.origin, { connections: 1 }), bare: new Pool(bare.origin, { connections: 1 }), gateway: new Pool(gateway.origin, { connections: 1 }) };
+        pools.push(...Object.values(sidePools));
+        const m = await measureLatency(sidePools, scenario.request);
+        const added = (side: Side) => median(m.p50[side].map((p50, i) => p50 - (m.p50.direct[i] as number)));
         rows.push([
           scenario.name,
-          median(m.directP50).toFixed(3),
-          median(m.gatewayP50).toFixed(3),
-          added.toFixed(3),
-          `${median(m.directP99).toFixed(2)} / ${median(m.gatewayP99).toFixed(2)}`,
-          `≤ ${TARGET_ADDED_P50_MS} ms: ${added <= TARGET_ADDED_P50_MS ? 'met' : 'NOT met'}`,
+          median(m.p50.direct).toFixed(3),
+          added('bare').toFixed(3),
+          added('gateway').toFixed(3),
+          `${median(m.p99.direct).toFixed(2)} / ${median(m.p99.bare).toFixed(2)} / ${median(m.p99.gateway).toFixed(2)}`,
+          `≤ ${TARGET_ADDED_P50_MS} ms: ${added('gateway') <= TARGET_ADDED_P50_MS ? 'met' : 'NOT met'}`,
         ]);
       }
-      console.log(markdownTable(['scenario', 'direct p50 ms', 'gateway p50 ms', 'added p50 ms', 'p99 ms direct / gateway', 'target'], rows));
+      console.log(markdownTable(['scenario', 'direct p50 ms', 'bare proxy: added p50 ms', 'gateway: added p50 ms', 'p99 ms direct / bare / gateway', 'target (gateway)'], rows));
 
       console.log(`\nthroughput at ${CONNECTIONS} connections, ${LOAD_SECONDS} s per side (after a 2 s warm-up each):\n`);
       const throughput: string[][] = [];
       for (const scenario of scenarios.slice(0, 2)) {
+        const { service, gateway } = scenario.upstream;
         const options = (origin: string) => ({ origin, requests: [scenario.request], connections: CONNECTIONS });
         await load({ ...options(service.origin), durationSeconds: 2 });
         await load({ ...options(gateway.origin), durationSeconds: 2 });
@@ -113,8 +152,7 @@ export const gatewayPassthrough: BenchSuite = {
       console.log(markdownTable(['scenario', 'direct req/s', 'gateway req/s', 'gateway / direct'], throughput));
     } finally {
       await Promise.all(pools.map((pool) => pool.close()));
-      await gateway?.stop();
-      await service.close();
+      await Promise.all(upstreams.map(stopUpstream));
     }
   },
 };

@@ -100,6 +100,10 @@ async function run(args: readonly string[]): Promise<number> {
     ...DEFAULT_SERVICE_CONFIG,
     port: integerOption('port', values.port, DEFAULT_SERVICE_CONFIG.port, 0, 65535),
     logLevel: values['log-level'] ?? 'warn',
+    // Behind the embedded gateway: the service writes the gateway's root into its answers (from
+    // the X-Forwarded-Host/-Proto the gateway sends), so the passthrough has nothing to rewrite.
+    // It listens on loopback, so the only peers it believes are local ones.
+    trustProxy: true,
   }, { database });
   let gateway: RunningGateway;
   try {

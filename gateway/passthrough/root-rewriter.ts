@@ -1,8 +1,7 @@
 // Replaces the upstream's service root with the gateway's in everything a response carries
 // (`__metadata.uri`, `__deferred.uri`, `__next`, Atom `id`, `link href`, `xml:base`, JSONP and
 // error bodies alike), so a client never sees or follows the upstream host. Bodies are rewritten
-// as they stream: a chunk is passed on at once except for its last few bytes, which could be the
-// start of a root split across two chunks and wait for the next one.
+// as they stream.
 import { Transform } from 'node:stream';
 import type { TransformCallback } from 'node:stream';
 
@@ -21,19 +20,17 @@ function spellings(pair: RootPair): Array<[Buffer, Buffer]> {
   return [plain, [Buffer.from(escapedFrom), Buffer.from(pair.to.replaceAll('/', '\\/'))]];
 }
 
-interface Rewritten {
-  readonly parts: Buffer[];
-  /** Bytes of the input used up: at least `end`, more when a match ran past it. */
-  readonly consumed: number;
-}
+type Replacements = ReadonlyArray<[Buffer, Buffer]>;
 
-/** Rewrites every match that starts before `end`; bytes from `end` on are left to the caller. */
-function rewriteSpan(buffer: Buffer, replacements: ReadonlyArray<[Buffer, Buffer]>, end: number): Rewritten {
-  const parts: Buffer[] = [];
-  let position = 0;
+/**
+ * Finds every match in `buffer` from `start` on and returns the pieces before and between them
+ * with the replacements, and where the last match ended; the bytes after it are the caller's.
+ */
+function rewriteMatches(buffer: Buffer, replacements: Replacements, start: number, parts: Buffer[]): number {
+  let position = start;
   // Where each pattern occurs next (-1: nowhere). A pattern is searched again only once the
   // position has passed its last hit, so a pattern that never occurs is scanned for once.
-  const nextAt = replacements.map(([from]) => buffer.indexOf(from));
+  const nextAt = replacements.map(([from]) => buffer.indexOf(from, start));
   for (;;) {
     let best = -1;
     for (let i = 0; i < replacements.length; i++) {
@@ -44,70 +41,104 @@ function rewriteSpan(buffer: Buffer, replacements: ReadonlyArray<[Buffer, Buffer
       }
       if (at >= 0 && (best < 0 || at < (nextAt[best] as number))) best = i;
     }
-    if (best < 0 || (nextAt[best] as number) >= end) break;
+    if (best < 0) return position;
     const at = nextAt[best] as number;
     const [from, to] = replacements[best] as [Buffer, Buffer];
-    parts.push(buffer.subarray(position, at), to);
+    if (at > position) parts.push(buffer.subarray(position, at));
+    parts.push(to);
     position = at + from.length;
   }
-  if (position < end) parts.push(buffer.subarray(position, end));
-  return { parts, consumed: Math.max(position, end) };
 }
 
-/** Output is passed on in pieces of at least this size (the last piece may be smaller). */
-const MIN_PUSH_BYTES = 16 * 1024;
+/**
+ * Where the bytes that could begin a match cut off by the end of `buffer` start (at or after
+ * `from`): the earliest index whose rest is a proper prefix of a pattern, or the length.
+ */
+function heldBackFrom(buffer: Buffer, replacements: Replacements, longest: number, from: number): number {
+  for (let at = Math.max(from, buffer.length - longest + 1); at < buffer.length; at++) {
+    const rest = buffer.length - at;
+    for (const [pattern] of replacements) {
+      if (rest < pattern.length && buffer.compare(pattern, 0, rest, at) === 0) return at;
+    }
+  }
+  return buffer.length;
+}
 
 /**
- * A stream that rewrites `pair.from` to `pair.to` in the bytes flowing through it. A small body
- * leaves as one piece: split writes of one small answer cost the client a packet round more.
+ * A stream that rewrites `pair.from` to `pair.to` in the bytes flowing through it. A chunk
+ * without a root in it is passed on as it came, not copied: an upstream that already writes the
+ * gateway's root (it honours X-Forwarded-Host) costs one scan of the bytes and no allocation.
+ * Only the few bytes at a chunk's end that could start a root split across chunks wait for the
+ * next chunk.
  */
 export class RootRewriteStream extends Transform {
-  private readonly replacements: ReadonlyArray<[Buffer, Buffer]>;
-  /** The longest pattern minus one: how many trailing bytes may start a split match. */
-  private readonly holdBack: number;
-  private tail: Buffer = Buffer.alloc(0);
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
+  private readonly replacements: Replacements;
+  private readonly longest: number;
+  /** Bytes held back from the last chunk: a proper prefix of a pattern. */
+  private carry: Buffer | undefined;
 
   constructor(pair: RootPair) {
     super();
     this.replacements = spellings(pair);
-    this.holdBack = Math.max(...this.replacements.map(([from]) => from.length)) - 1;
+    this.longest = Math.max(...this.replacements.map(([from]) => from.length));
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    const buffer = this.tail.length === 0 ? chunk : Buffer.concat([this.tail, chunk]);
-    const end = Math.max(0, buffer.length - this.holdBack);
-    const { parts, consumed } = rewriteSpan(buffer, this.replacements, end);
-    // The tail is copied: `chunk` may be a view into a pooled buffer that is reused.
-    this.tail = Buffer.from(buffer.subarray(consumed));
-    for (const part of parts) {
-      if (part.length === 0) continue;
-      this.pending.push(part);
-      this.pendingBytes += part.length;
+    let buffer = chunk;
+    let start = 0;
+    const carry = this.carry;
+    this.carry = undefined;
+    if (carry !== undefined) {
+      if (chunk.length < this.longest) {
+        buffer = Buffer.concat([carry, chunk]);
+      } else {
+        start = this.joinCarry(carry, chunk);
+      }
     }
-    if (this.pendingBytes >= MIN_PUSH_BYTES) this.pushPending();
+    const parts: Buffer[] = [];
+    const position = rewriteMatches(buffer, this.replacements, start, parts);
+    const held = heldBackFrom(buffer, this.replacements, this.longest, position);
+    if (held > position) parts.push(buffer.subarray(position, held));
+    // The held bytes are copied: `buffer` may be a view into memory its producer reuses.
+    if (held < buffer.length) this.carry = Buffer.from(buffer.subarray(held));
+    if (parts.length === 1) this.push(parts[0]);
+    else if (parts.length > 1) this.push(Buffer.concat(parts));
     callback();
   }
 
   override _flush(callback: TransformCallback): void {
-    if (this.tail.length > 0) this.pending.push(...rewriteSpan(this.tail, this.replacements, this.tail.length).parts);
-    this.pushPending();
+    if (this.carry !== undefined) this.push(this.carry);
     callback();
   }
 
-  private pushPending(): void {
-    if (this.pending.length === 0) return;
-    this.push(this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending));
-    this.pending = [];
-    this.pendingBytes = 0;
+  /**
+   * Passes on the carried bytes, rewriting a match that starts in them and ends in `chunk`;
+   * returns where in `chunk` the rest begins.
+   */
+  private joinCarry(carry: Buffer, chunk: Buffer): number {
+    const joined = Buffer.concat([carry, chunk.subarray(0, this.longest - 1)]);
+    let best: [number, Buffer, Buffer] | undefined;
+    for (const [from, to] of this.replacements) {
+      const at = joined.indexOf(from);
+      if (at >= 0 && at < carry.length && (best === undefined || at < best[0])) best = [at, from, to];
+    }
+    if (best === undefined) {
+      this.push(carry);
+      return 0;
+    }
+    const [at, from, to] = best;
+    this.push(Buffer.concat([carry.subarray(0, at), to]));
+    return at + from.length - carry.length;
   }
 }
 
 /** The same rewrite on a whole body. */
 export function rewriteRootBytes(body: Buffer, pair: RootPair): Buffer {
-  const { parts } = rewriteSpan(body, spellings(pair), body.length);
-  return parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
+  const parts: Buffer[] = [];
+  const position = rewriteMatches(body, spellings(pair), 0, parts);
+  if (position === 0) return body;
+  if (position < body.length) parts.push(body.subarray(position));
+  return Buffer.concat(parts);
 }
 
 /** The same rewrite on a whole string (headers). */

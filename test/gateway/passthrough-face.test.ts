@@ -193,3 +193,77 @@ describe('the passthrough face when the upstream breaks off an answer', () => {
     }
   });
 });
+
+describe('the passthrough face streaming a large answer', () => {
+  it('cuts the client off when the upstream breaks off mid-stream, and releases the upstream when the client goes away', async () => {
+    const upstreamClosed: string[] = [];
+    // Promises 200,000 bytes of JSON (streamed by the gateway), sends 40,000 and then, for
+    // Broken, closes the connection; for Slow, waits.
+    const upstream = createServer((request, response) => {
+      if (request.url?.includes('Whole')) {
+        response.writeHead(200, { 'content-type': 'application/json' }).end('{"d":{"results":[]}}');
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '200000' });
+      response.write(`{"d":{"uri":"http://x/${'y'.repeat(40_000)}`);
+      response.once('close', () => upstreamClosed.push(request.url ?? ''));
+      if (request.url?.includes('Broken')) setTimeout(() => response.socket?.destroy(), 20);
+    });
+    upstream.listen(0, '127.0.0.1');
+    await once(upstream, 'listening');
+    const edge = await startEdge(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}/V1/Api.svc`);
+    try {
+      const broken = await fetch(`${edge.root}/Broken?$format=json`, { headers: { 'x-serviceapikey': 'k' } });
+      expect(broken.status).toBe(200);
+      await expect(broken.text()).rejects.toThrow();
+
+      const aborted = new AbortController();
+      const slow = await fetch(`${edge.root}/Slow?$format=json`, { headers: { 'x-serviceapikey': 'k' }, signal: aborted.signal });
+      expect(slow.status).toBe(200);
+      aborted.abort();
+      await expect.poll(() => upstreamClosed.some((url) => url.includes('Slow')), { timeout: 2_000 }).toBe(true);
+
+      const whole = await fetch(`${edge.root}/Whole?$format=json`, { headers: { 'x-serviceapikey': 'k' } });
+      expect(await whole.json()).toEqual({ d: { results: [] } });
+    } finally {
+      await edge.close();
+      upstream.closeAllConnections();
+      upstream.close();
+    }
+  });
+});
+
+// `timegate start` runs its service this way: it believes the X-Forwarded-Host/-Proto the gateway
+// sends and writes the gateway's root itself, so the passthrough has nothing left to rewrite.
+describe.each(testDatabases)('the passthrough face before a service that believes X-Forwarded-* on $name', (kind) => {
+  let service: TestService;
+  let edge: TestEdge;
+
+  beforeAll(async () => {
+    service = await startTestService(kind, { trustProxy: true });
+    edge = await startEdge(service.root);
+  });
+
+  afterAll(async () => {
+    await edge?.close();
+    await service?.close();
+  });
+
+  it('answers JSON, Atom and Location that name the gateway, never the service, and the same data as directly', async () => {
+    const viaGateway = new ODataClient(edge.root, service.admin.apiKey);
+    const json = await viaGateway.get('/TimeEntries?$format=json&$top=100');
+    expectStatus(json, 200);
+    expect(absoluteUris(json.text).length).toBeGreaterThan(100);
+    expect(absoluteUris(json.text).every((uri) => uri.startsWith(`${edge.root}/`))).toBe(true);
+    const atom = await viaGateway.get('/TimeEntries?$top=100', { format: 'atom' });
+    expect(atom.text).toContain(`xml:base="${edge.root}/"`);
+    expect(absoluteUris(atom.text).every((uri) => uri.startsWith(edge.root))).toBe(true);
+    const direct = await new ODataClient(service.root, service.admin.apiKey).get('/TimeEntries?$format=json&$top=100');
+    expect(json.text).toBe(direct.text.replaceAll(service.root, edge.root));
+
+    const created = await viaGateway.send('POST', '/Clients', payload('json', { Name: 'Behind the gateway' }), { format: 'json' });
+    expectStatus(created, 201);
+    expect(created.headers.get('location')?.startsWith(`${edge.root}/Clients(`)).toBe(true);
+    expect(created.text).not.toContain(service.origin);
+  });
+});

@@ -54,3 +54,16 @@ describe('the streaming root rewrite', () => {
     expect(await rewrittenInChunks('', [])).toBe('');
   });
 });
+
+describe('the streaming root rewrite of a body without the upstream root', () => {
+  it('passes every chunk on as the same bytes, not a copy, when no root could start at its end', async () => {
+    const body = Buffer.from(JSON.stringify({ d: { __metadata: { uri: `${pair.to}/Projects(1)` }, Name: 'x'.repeat(70_000) } }));
+    const chunks = [body.subarray(0, 65_536), body.subarray(65_536)];
+    const out: Buffer[] = [];
+    const stream = Readable.from(chunks).pipe(new RootRewriteStream(pair));
+    for await (const chunk of stream) out.push(chunk as Buffer);
+    expect(Buffer.concat(out).equals(body)).toBe(true);
+    expect(out).toHaveLength(2);
+    out.forEach((chunk, i) => expect(chunk.buffer).toBe(chunks[i]?.buffer));
+  });
+});
