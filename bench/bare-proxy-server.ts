@@ -1,6 +1,6 @@
 // The floor of the passthrough suite: the least a proxy can do, node:http in front of an undici
-// pool, the answer read whole and sent on with its length; no routing, no auth, no rewrite, no
-// metrics. Beside the gateway, in the same run, it shows what the extra hop alone costs on this
+// pool, the answer piped on as it arrives with the upstream's length; no routing, no auth, no
+// rewrite, no metrics. Beside the gateway, in the same run, it shows what the extra hop alone costs on this
 // machine (two more loopback trips and a second process to wake), which the gateway cannot undercut.
 //   node --import tsx bench/bare-proxy-server.ts <upstream origin> <port>
 import { createServer } from 'node:http';
@@ -19,11 +19,11 @@ const server = createServer((request, response) => {
   const headers = { ...request.headers };
   for (const name of HOP_BY_HOP) delete headers[name];
   pool.request({ method: 'GET', path: request.url ?? '/', headers })
-    .then(async (answer) => {
-      const body = Buffer.from(await answer.body.arrayBuffer());
-      const out: Record<string, string | string[] | undefined> = { ...answer.headers, 'content-length': String(body.length) };
+    .then((answer) => {
+      const out: Record<string, string | string[] | undefined> = { ...answer.headers };
       for (const name of HOP_BY_HOP) delete out[name];
-      response.writeHead(answer.statusCode, out).end(body);
+      response.writeHead(answer.statusCode, out);
+      answer.body.pipe(response);
     })
     .catch((error: unknown) => response.writeHead(502).end(String(error)));
 });
