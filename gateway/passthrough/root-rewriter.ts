@@ -23,8 +23,9 @@ function spellings(pair: RootPair): Array<[Buffer, Buffer]> {
 type Replacements = ReadonlyArray<[Buffer, Buffer]>;
 
 /**
- * Finds every match in `buffer` from `start` on and returns the pieces before and between them
- * with the replacements, and where the last match ended; the bytes after it are the caller's.
+ * Finds every match in `buffer` from `start` on, pushes onto `parts` the bytes before and between
+ * them and the replacements, and returns where the last match ended (`start` when none did); the
+ * bytes after that are the caller's.
  */
 function rewriteMatches(buffer: Buffer, replacements: Replacements, start: number, parts: Buffer[]): number {
   let position = start;
