@@ -2,7 +2,8 @@
 // A schema other than public is chosen in the URL, as libpq does:
 //   postgres://host/db?options=-c%20search_path%3Dmyschema
 import pg from 'pg';
-import { PostgresDialect, sql } from 'kysely';
+import { sql } from 'kysely';
+import { CurrentSchemaPostgresDialect } from './postgres-introspector.js';
 import { withNamedStatements } from './postgres-named-statements.js';
 import type { ConstraintKind, ConstraintViolation, DialectSetup, ParameterType, SqlFunctions, StorageDialect } from './dialect.js';
 
@@ -35,7 +36,7 @@ export function createPostgresSetup(url: string, options: PostgresOptions = {}):
     max: options.poolMax ?? 10,
     types: typeParsers,
   });
-  return { storage: postgresStorage, kyselyDialect: new PostgresDialect({ pool: withNamedStatements(pool) }), location: redact(url) };
+  return { storage: postgresStorage, kyselyDialect: new CurrentSchemaPostgresDialect({ pool: withNamedStatements(pool) }), location: redact(url) };
 }
 
 function redact(url: string): string {

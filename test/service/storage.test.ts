@@ -98,6 +98,39 @@ describe.each(testDatabases)('storage on $name', (kind) => {
     }
   });
 
+  it('migrates while other schemas of the same database are created and dropped', async () => {
+    // Several deployments or test suites share one PostgreSQL database, a schema each; one
+    // dropping its schema must not fail another's start.
+    let churning = true;
+    const churn = (async () => {
+      while (churning) {
+        const other = await kind.create();
+        await other.open();
+        await other.dispose();
+      }
+    })();
+    try {
+      for (let i = 0; i < 4; i++) {
+        const fresh = await kind.create();
+        try {
+          const opened = await fresh.open();
+          expect(opened.appliedMigrations).toEqual(['001-initial', '002-deleted-entry-owner']);
+          if (opened.dialect.name === 'postgres') {
+            const tables = await opened.db.introspection.getTables({ withInternalKyselyTables: true });
+            const own = (await sql<{ schema: string }>`select current_schema() as schema`.execute(opened.db)).rows[0]?.schema;
+            expect(tables.map((table) => table.name)).toContain('time_entries');
+            expect(tables.every((table) => table.schema === own)).toBe(true);
+          }
+        } finally {
+          await fresh.dispose();
+        }
+      }
+    } finally {
+      churning = false;
+      await churn;
+    }
+  });
+
   it('keeps timestamps exact, decimals canonical and counts numeric', async () => {
     const { id } = await db.insertInto('time_entries').values(entry(a, { start_time: T0, end_time: T0 + 1 })).returning('id').executeTakeFirstOrThrow();
     const row = await db.selectFrom('time_entries').select(['start_time', 'end_time']).where('id', '=', id).executeTakeFirstOrThrow();
