@@ -75,8 +75,16 @@ declare module 'fastify' {
   }
 }
 
-function gatewayRootOf(request: FastifyRequest): string {
-  return `${request.protocol}://${request.host}${PASSTHROUGH_ROOT}`;
+/**
+ * What to rewrite in this request's answer: the upstream's root, and, where the upstream's root
+ * path is not the gateway's, what an upstream that believes the X-Forwarded-Host/-Proto sent
+ * with the request writes instead (the gateway's origin with the upstream's path).
+ */
+function rootPairOf(request: FastifyRequest, upstreamRoot: string, upstreamRootPath: string): RootPair {
+  const origin = `${request.protocol}://${request.host}`;
+  const to = `${origin}${PASSTHROUGH_ROOT}`;
+  const forwardedFrom = `${origin}${upstreamRootPath}`;
+  return to.startsWith(forwardedFrom) ? { from: upstreamRoot, to } : { from: upstreamRoot, to, forwardedFrom };
 }
 
 /** The path and query after the root, as the client wrote them (`/Projects(1)?$top=2`, or ``). */
@@ -260,7 +268,7 @@ export async function passthroughPlugin(app: FastifyInstance, options: Passthrou
     const queryStart = forwardedUrl.indexOf('?');
     const path = queryStart < 0 ? forwardedUrl : forwardedUrl.slice(0, queryStart);
     const state: ProxyState = {
-      pair: { from: upstreamRoot, to: gatewayRootOf(request) },
+      pair: rootPairOf(request, upstreamRoot, upstreamRootPath),
       credential,
       query: queryStart < 0 ? '' : forwardedUrl.slice(queryStart + 1),
       started: performance.now(),

@@ -10,14 +10,27 @@ export interface RootPair {
   readonly from: string;
   /** What the client should see, e.g. `https://api.example.com/V1/Api.svc`. */
   readonly to: string;
+  /**
+   * What an upstream that believes X-Forwarded-Host/-Proto writes when its root path is not the
+   * gateway's: the gateway's origin with the upstream's path, e.g.
+   * `https://api.example.com/sap/opu/odata/sap/TIME_SRV`. Unset where that is `to` itself.
+   */
+  readonly forwardedFrom?: string;
 }
 
-/** Both spellings of a root in a body: as is, and with JSON's optional `\/` escape of slashes. */
+/** Each root to replace, as is and with JSON's optional `\/` escape of slashes, and its replacement. */
+function replacementTexts(pair: RootPair): Array<[string, string]> {
+  const texts: Array<[string, string]> = [];
+  for (const from of pair.forwardedFrom === undefined ? [pair.from] : [pair.from, pair.forwardedFrom]) {
+    texts.push([from, pair.to]);
+    const escapedFrom = from.replaceAll('/', '\\/');
+    if (escapedFrom !== from) texts.push([escapedFrom, pair.to.replaceAll('/', '\\/')]);
+  }
+  return texts;
+}
+
 function spellings(pair: RootPair): Array<[Buffer, Buffer]> {
-  const plain: [Buffer, Buffer] = [Buffer.from(pair.from), Buffer.from(pair.to)];
-  const escapedFrom = pair.from.replaceAll('/', '\\/');
-  if (escapedFrom === pair.from) return [plain];
-  return [plain, [Buffer.from(escapedFrom), Buffer.from(pair.to.replaceAll('/', '\\/'))]];
+  return replacementTexts(pair).map(([from, to]) => [Buffer.from(from), Buffer.from(to)]);
 }
 
 type Replacements = ReadonlyArray<[Buffer, Buffer]>;
@@ -144,8 +157,11 @@ export function rewriteRootBytes(body: Buffer, pair: RootPair): Buffer {
 
 /** The same rewrite on a whole string (headers). */
 export function rewriteRoot(text: string, pair: RootPair): string {
-  if (!text.includes(pair.from) && !text.includes(pair.from.replaceAll('/', '\\/'))) return text;
-  return text.replaceAll(pair.from, pair.to).replaceAll(pair.from.replaceAll('/', '\\/'), pair.to.replaceAll('/', '\\/'));
+  let rewritten = text;
+  for (const [from, to] of replacementTexts(pair)) {
+    if (rewritten.includes(from)) rewritten = rewritten.replaceAll(from, to);
+  }
+  return rewritten;
 }
 
 /** Media types whose bodies can carry URIs as text: JSON (and JSONP), XML/Atom, text, multipart. */

@@ -233,6 +233,37 @@ describe('the passthrough face streaming a large answer', () => {
   });
 });
 
+describe('the passthrough face before an upstream at another root path that believes X-Forwarded-Host', () => {
+  it('rewrites the URIs it writes for the forwarded host to the gateway\'s root, in small and streamed answers and in Location', async () => {
+    // Writes its URIs from X-Forwarded-Proto/-Host with its own root path, as such servers do;
+    // the large answer (streamed by the gateway) escapes its slashes, as JSON may.
+    const upstream = createServer((request, response) => {
+      const root = `${String(request.headers['x-forwarded-proto'])}://${String(request.headers['x-forwarded-host'])}/odata/v2/Time.svc`;
+      const large = request.url?.includes('Large') === true;
+      const text = JSON.stringify({ d: { results: [{ __metadata: { uri: `${root}/Things(1)` }, Note: large ? 'x'.repeat(40_000) : '' }], __next: `${root}/Things?$skiptoken=1` } });
+      response.writeHead(200, { 'content-type': 'application/json', location: `${root}/Things(1)` }).end(large ? text.replaceAll('/', '\\/') : text);
+    });
+    upstream.listen(0, '127.0.0.1');
+    await once(upstream, 'listening');
+    const edge = await startEdge(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}/odata/v2/Time.svc`);
+    try {
+      for (const path of ['/Things', '/Large']) {
+        const reply = await fetch(`${edge.root}${path}?$format=json`, { headers: { 'x-serviceapikey': 'k' } });
+        const text = await reply.text();
+        const document = JSON.parse(text) as { d: { results: Array<{ __metadata: { uri: string } }>; __next: string } };
+        expect(document.d.results[0]?.__metadata.uri, path).toBe(`${edge.root}/Things(1)`);
+        expect(document.d.__next, path).toBe(`${edge.root}/Things?$skiptoken=1`);
+        expect(reply.headers.get('location'), path).toBe(`${edge.root}/Things(1)`);
+        expect(text.replaceAll('\\/', '/'), path).not.toContain('/odata/v2/');
+      }
+    } finally {
+      await edge.close();
+      upstream.closeAllConnections();
+      upstream.close();
+    }
+  });
+});
+
 // `timegate start` runs its service this way: it believes the X-Forwarded-Host/-Proto the gateway
 // sends and writes the gateway's root itself, so the passthrough has nothing left to rewrite.
 describe.each(testDatabases)('the passthrough face before a service that believes X-Forwarded-* on $name', (kind) => {
