@@ -1,8 +1,10 @@
 // Kysely prepares every query it runs, and better-sqlite3 compiles the SQL on every prepare():
 // that was a tenth of the time of a single-entity read. The service sends few distinct SQL texts
 // (values are bound parameters; only LIMIT and OFFSET are literals), so compiled statements are
-// kept by their text and reused; reading ones build their rows in JavaScript (sqlite-row-objects.ts). Reuse is safe because Kysely runs one statement at a time on its one SQLite
-// connection, and SQLite recompiles a kept statement by itself when a migration changes the schema.
+// kept by their text and reused; reading ones build their rows in JavaScript
+// (sqlite-row-objects.ts). Reuse is safe because Kysely runs one statement at a time on its one
+// SQLite connection, and SQLite recompiles a kept statement by itself when a migration changes
+// the schema.
 import type BetterSqlite3 from 'better-sqlite3';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
 import { withRowObjects } from './sqlite-row-objects.js';

@@ -3,6 +3,7 @@
 // JSONP, Location), follows them through the gateway, and reads the same data as directly.
 import { once } from 'node:events';
 import { createServer } from 'node:http';
+import type { RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabases } from '../helpers/databases.js';
@@ -16,6 +17,21 @@ import type { TestService } from '../helpers/service.js';
 /** Every absolute http(s) URI in a text. */
 function absoluteUris(text: string): string[] {
   return [...text.replaceAll('\\/', '/').matchAll(/https?:\/\/[^"'<>\s)]+/g)].map((m) => m[0]).filter((uri) => !uri.startsWith('http://www.w3.org') && !uri.startsWith('http://schemas.microsoft.com'));
+}
+
+/** A stand-in upstream answering with `handler` at `rootPath`, the gateway before it, for `use`. */
+async function withFakeUpstream(rootPath: string, handler: RequestListener, use: (edge: TestEdge) => Promise<void>): Promise<void> {
+  const upstream = createServer(handler);
+  upstream.listen(0, '127.0.0.1');
+  await once(upstream, 'listening');
+  const edge = await startEdge(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}${rootPath}`);
+  try {
+    await use(edge);
+  } finally {
+    await edge.close();
+    upstream.closeAllConnections();
+    upstream.close();
+  }
 }
 
 describe.each(testDatabases)('the passthrough face on $name', (kind) => {
@@ -163,7 +179,7 @@ describe('the passthrough face when the upstream breaks off an answer', () => {
   it('answers 502 as an OData error instead of dropping the connection, and serves the next request', async () => {
     let requests = 0;
     // Promises 2,000 bytes of JSON, sends 20, then closes the connection.
-    const upstream = createServer((request, response) => {
+    const upstream: RequestListener = (request, response) => {
       requests++;
       if (request.url?.includes('Whole')) {
         response.writeHead(200, { 'content-type': 'application/json' }).end('{"d":{"results":[]}}');
@@ -172,11 +188,8 @@ describe('the passthrough face when the upstream breaks off an answer', () => {
       response.writeHead(200, { 'content-type': 'application/json', 'content-length': '2000' });
       response.write('{"d":{"results":[{"I');
       setTimeout(() => response.socket?.destroy(), 20);
-    });
-    upstream.listen(0, '127.0.0.1');
-    await once(upstream, 'listening');
-    const edge = await startEdge(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}/V1/Api.svc`);
-    try {
+    };
+    await withFakeUpstream('/V1/Api.svc', upstream, async (edge) => {
       const broken = await fetch(`${edge.root}/Broken?$format=json`, { headers: { 'x-serviceapikey': 'k' } });
       expect(broken.status).toBe(502);
       const body = (await broken.json()) as { error: { code: string; message: { value: string } } };
@@ -186,11 +199,7 @@ describe('the passthrough face when the upstream breaks off an answer', () => {
       expect(whole.status).toBe(200);
       expect(await whole.json()).toEqual({ d: { results: [] } });
       expect(requests).toBeGreaterThanOrEqual(2);
-    } finally {
-      await edge.close();
-      upstream.closeAllConnections();
-      upstream.close();
-    }
+    });
   });
 });
 
@@ -199,7 +208,7 @@ describe('the passthrough face streaming a large answer', () => {
     const upstreamClosed: string[] = [];
     // Promises 200,000 bytes of JSON (streamed by the gateway), sends 40,000 and then, for
     // Broken, closes the connection; for Slow, waits.
-    const upstream = createServer((request, response) => {
+    const upstream: RequestListener = (request, response) => {
       if (request.url?.includes('Whole')) {
         response.writeHead(200, { 'content-type': 'application/json' }).end('{"d":{"results":[]}}');
         return;
@@ -208,11 +217,8 @@ describe('the passthrough face streaming a large answer', () => {
       response.write(`{"d":{"uri":"http://x/${'y'.repeat(40_000)}`);
       response.once('close', () => upstreamClosed.push(request.url ?? ''));
       if (request.url?.includes('Broken')) setTimeout(() => response.socket?.destroy(), 20);
-    });
-    upstream.listen(0, '127.0.0.1');
-    await once(upstream, 'listening');
-    const edge = await startEdge(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}/V1/Api.svc`);
-    try {
+    };
+    await withFakeUpstream('/V1/Api.svc', upstream, async (edge) => {
       const broken = await fetch(`${edge.root}/Broken?$format=json`, { headers: { 'x-serviceapikey': 'k' } });
       expect(broken.status).toBe(200);
       await expect(broken.text()).rejects.toThrow();
@@ -225,11 +231,7 @@ describe('the passthrough face streaming a large answer', () => {
 
       const whole = await fetch(`${edge.root}/Whole?$format=json`, { headers: { 'x-serviceapikey': 'k' } });
       expect(await whole.json()).toEqual({ d: { results: [] } });
-    } finally {
-      await edge.close();
-      upstream.closeAllConnections();
-      upstream.close();
-    }
+    });
   });
 });
 
@@ -237,16 +239,13 @@ describe('the passthrough face before an upstream at another root path that beli
   it('rewrites the URIs it writes for the forwarded host to the gateway\'s root, in small and streamed answers and in Location', async () => {
     // Writes its URIs from X-Forwarded-Proto/-Host with its own root path, as such servers do;
     // the large answer (streamed by the gateway) escapes its slashes, as JSON may.
-    const upstream = createServer((request, response) => {
+    const upstream: RequestListener = (request, response) => {
       const root = `${String(request.headers['x-forwarded-proto'])}://${String(request.headers['x-forwarded-host'])}/odata/v2/Time.svc`;
       const large = request.url?.includes('Large') === true;
       const text = JSON.stringify({ d: { results: [{ __metadata: { uri: `${root}/Things(1)` }, Note: large ? 'x'.repeat(40_000) : '' }], __next: `${root}/Things?$skiptoken=1` } });
       response.writeHead(200, { 'content-type': 'application/json', location: `${root}/Things(1)` }).end(large ? text.replaceAll('/', '\\/') : text);
-    });
-    upstream.listen(0, '127.0.0.1');
-    await once(upstream, 'listening');
-    const edge = await startEdge(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}/odata/v2/Time.svc`);
-    try {
+    };
+    await withFakeUpstream('/odata/v2/Time.svc', upstream, async (edge) => {
       for (const path of ['/Things', '/Large']) {
         const reply = await fetch(`${edge.root}${path}?$format=json`, { headers: { 'x-serviceapikey': 'k' } });
         const text = await reply.text();
@@ -256,11 +255,7 @@ describe('the passthrough face before an upstream at another root path that beli
         expect(reply.headers.get('location'), path).toBe(`${edge.root}/Things(1)`);
         expect(text.replaceAll('\\/', '/'), path).not.toContain('/odata/v2/');
       }
-    } finally {
-      await edge.close();
-      upstream.closeAllConnections();
-      upstream.close();
-    }
+    });
   });
 });
 
