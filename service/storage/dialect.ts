@@ -59,6 +59,13 @@ export interface StorageDialect {
   constraintViolation(error: unknown): ConstraintViolation | undefined;
   /** A NUMERIC column value as canonical decimal text with exactly `scale` fraction digits. */
   readDecimal(value: unknown, scale: number): string | null;
+  /**
+   * The values of one row (`a, b, c`) as one text, a JSON array, for readers of many rows: where
+   * the driver makes each column value through the engine's API one at a time, one string per
+   * row and `JSON.parse` cost less. Every value must read back as its own column would. Undefined
+   * where separate columns are the better deal.
+   */
+  readonly packRow: ((values: Sql) => Sql) | undefined;
   readonly sql: SqlFunctions;
 }
 

@@ -1,18 +1,10 @@
 // Rows of a reading statement as objects built in JavaScript from better-sqlite3's raw arrays.
 // better-sqlite3 builds each row object through the V8 API, one property at a time, which was
 // half the time of reading a page of 101 time entries (601 µs, against 291 µs for the arrays);
-// a row builder compiled per statement with the column names as constants
-// (odata/compiled-access.ts) makes the same objects for a few µs a page, and as fast objects.
+// a row builder compiled per statement makes the same objects for a few µs a page.
 import type BetterSqlite3 from 'better-sqlite3';
 import type { SqliteStatement } from 'kysely';
-import { compileFunction, storeCode } from '../../odata/compiled-access.js';
-
-type RowBuilder = (values: readonly unknown[]) => Record<string, unknown>;
-
-function compileRowBuilder(names: readonly string[]): RowBuilder {
-  const stores = names.map((name, i) => `${storeCode('row', name, `values[${i}]`)};`);
-  return compileFunction(['values'], `const row = {};\n${stores.join('\n')}\nreturn row;`);
-}
+import { compileRowBuilder } from './row-builder.js';
 
 /** `statement` as Kysely's SqliteStatement, its rows built by a compiled builder when it reads. */
 export function withRowObjects(statement: BetterSqlite3.Statement): SqliteStatement {
