@@ -67,8 +67,16 @@ export class EntityReader {
     const terms = query.orderBy.map((item) => this.orderTerm(expressions, scope, item.path, item.direction === 'desc'));
     const conditions = this.conditions(caller, expressions, query, scope);
     if (query.from !== undefined) conditions.push(keysetCondition(terms, query.from));
-    // Order values of navigation paths are selected, to name the next page's first entity.
-    const orderColumns = terms.flatMap((term, i) => (query.orderBy[i]?.path.length ?? 0) > 1 ? [{ expression: term.expression, name: `${ORDER_COLUMN}${i}` }] : []);
+    // Order values of navigation paths are selected, to name the next page's first entity. They
+    // are numbered among themselves, so a select list's names depend on how many there are, not
+    // on where they stand in the $orderby (one row builder per count, not per arrangement).
+    const orderColumns: Column[] = [];
+    const orderColumnOf = terms.map((term, i) => {
+      if ((query.orderBy[i]?.path.length ?? 0) <= 1) return undefined;
+      const name = `${ORDER_COLUMN}${orderColumns.length}`;
+      orderColumns.push({ expression: term.expression, name });
+      return name;
+    });
     const select = this.selectList(table, [...this.computedColumns(table, caller), ...orderColumns]);
     // Literals, not bound parameters: SQLite re-plans a statement on every run when its LIMIT is
     // a parameter, which made a read by key take 27 µs instead of 7 µs (a quarter of a
@@ -86,11 +94,11 @@ export class EntityReader {
       next = query.orderBy.map((item, i) => {
         if (item.path.length === 1) return table.readValue(item.path[0] as string, first[item.path[0] as string]);
         const { set, property } = this.propertyAt(query.set, item.path);
-        return this.tables.of(set).readValue(property.name, first[`${ORDER_COLUMN}${i}`]);
+        return this.tables.of(set).readValue(property.name, first[orderColumnOf[i] as string]);
       });
     }
     const records = rows.map((row) => {
-      for (let i = 0; i < query.orderBy.length; i++) delete row[`${ORDER_COLUMN}${i}`];
+      for (const column of orderColumns) delete row[column.name];
       if (HOURLY_RATE_COLUMN in row) row[HOURLY_RATE_COLUMN] = this.dialect.readDecimal(row[HOURLY_RATE_COLUMN], 2);
       const record = table.readRow(row);
       completeRecord(query.set.name, record, caller, now);

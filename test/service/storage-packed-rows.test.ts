@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { model } from '../../generated/model.js';
 import { indexModel } from '../../odata/model-index.js';
 import type { EntityQuery } from '../../service/odata-server/data-source.js';
+import { keyOrder } from '../../service/odata-server/operation.js';
 import { seedDemoAccount } from '../../service/accounts/demo-seed.js';
 import type { DatabaseHandle } from '../../service/storage/database.js';
 import type { Caller } from '../../service/timetracking/caller.js';
@@ -59,7 +60,7 @@ describe('packed rows on SQLite', () => {
     const set = index.model.entitySets.find((candidate) => candidate.name === setName);
     if (set === undefined) throw new Error(setName);
     const type = index.typeOfSet(set);
-    return { set, type, constraints: [], orderBy: type.key.map((name) => ({ path: [name], direction: 'asc' as const })), ...options };
+    return { set, type, constraints: [], orderBy: keyOrder(index, type), ...options };
   }
 
   async function expectSameReads(caller: Caller, query: EntityQuery): Promise<void> {
@@ -82,13 +83,24 @@ describe('packed rows on SQLite', () => {
   });
 
   it('reads order values of navigation paths and the next page\'s key as separate columns do', async () => {
-    const byProjectName = queryOf('TimeEntries', {
-      orderBy: [{ path: ['Project', 'Name'], direction: 'desc' }, { path: ['StartTime'], direction: 'asc' }, { path: ['ID'], direction: 'asc' }],
+    const byNames = queryOf('TimeEntries', {
+      orderBy: [
+        { path: ['Project', 'Name'], type: 'Edm.String', direction: 'desc' },
+        { path: ['StartTime'], type: 'Edm.DateTime', direction: 'asc' },
+        { path: ['Task', 'Description'], type: 'Edm.String', direction: 'asc' },
+        { path: ['ID'], type: 'Edm.Int32', direction: 'asc' },
+      ],
       limit: 7,
     });
-    const first = await packed.query(admin, byProjectName, DEMO_NOW);
-    expect(first.next).toHaveLength(3);
-    await expectSameReads(admin, byProjectName);
-    await expectSameReads(admin, { ...byProjectName, from: first.next });
+    const first = await packed.query(admin, byNames, DEMO_NOW);
+    expect(first.next).toHaveLength(4);
+    expect(typeof first.next?.[0]).toBe('string');
+    expect(first.next?.[1]).toBeInstanceOf(Date);
+    await expectSameReads(admin, byNames);
+    await expectSameReads(admin, { ...byNames, from: first.next });
+    // The next page starts where a longer first page goes on.
+    const longer = await packed.query(admin, { ...byNames, limit: 9 }, DEMO_NOW);
+    const second = await packed.query(admin, { ...byNames, from: first.next }, DEMO_NOW);
+    expect(second.records.slice(0, 2)).toEqual(longer.records.slice(7, 9));
   });
 });
