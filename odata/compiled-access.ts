@@ -1,5 +1,5 @@
 // Readers and builders compiled per entity set (json-reader, xml-values, the REST shapes, the
-// SQLite row builder) write every property name into their code: a load or store by a constant
+// service's row builder) write every property name into their code: a load or store by a constant
 // name is a fast named access, where a loop over the names made each one megamorphic. Names go
 // in as JSON string literals, so none can break out of its quotes; `__proto__`, which a plain
 // access would take for the prototype, is read and written as an own property.

@@ -43,6 +43,8 @@ interface StoredColumns {
   /** `t.id, ...`, for StorageDialect.packRow. */
   readonly values: Sql;
   readonly names: readonly string[];
+  /** Row builders for these columns followed by extra ones, by the extra columns' names. */
+  readonly builders: Map<string, RowBuilder>;
 }
 
 interface SelectList {
@@ -52,7 +54,6 @@ interface SelectList {
 
 export class EntityReader {
   private readonly storedColumnLists = new Map<EntityTable, StoredColumns>();
-  private readonly rowBuilders = new Map<string, RowBuilder>();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -156,12 +157,12 @@ export class EntityReader {
   }
 
   private rowBuilder(stored: StoredColumns, extra: readonly Column[]): RowBuilder {
-    const names = extra.length === 0 ? stored.names : [...stored.names, ...extra.map((column) => column.name)];
-    const key = names.join(',');
-    let build = this.rowBuilders.get(key);
+    const extraNames = extra.map((column) => column.name);
+    const key = extraNames.join(',');
+    let build = stored.builders.get(key);
     if (build === undefined) {
-      build = compileRowBuilder(names);
-      this.rowBuilders.set(key, build);
+      build = compileRowBuilder([...stored.names, ...extraNames]);
+      stored.builders.set(key, build);
     }
     return build;
   }
@@ -181,6 +182,7 @@ export class EntityReader {
         aliased: compiled(list.map(({ expression, name }) => sql`${expression} as ${sql.ref(name)}`)),
         values: compiled(list.map(({ expression }) => expression)),
         names: list.map((column) => column.name),
+        builders: new Map(),
       };
       this.storedColumnLists.set(table, columns);
     }
