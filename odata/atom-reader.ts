@@ -15,9 +15,11 @@ import type { ModelIndex } from './model-index.js';
 import type { EntitySet } from './model.js';
 import { NS_ATOM, NS_METADATA, NS_RELATED, NS_SCHEME } from './namespaces.js';
 import type { XmlElement, XmlParseOptions } from './xml-parser.js';
-import { attributeOf, parseXml } from './xml-parser.js';
+import { attributeOf, parseXml, xmlSource } from './xml-parser.js';
+import { scanAtomFeed } from './atom-feed-scanner.js';
 import type { XmlElementReader } from './xml-values.js';
-import { readProperties, xmlElementReader } from './xml-values.js';
+import { readProperties } from './xml-properties.js';
+import { xmlElementReader } from './xml-values.js';
 
 /** A navigation link of an entry: where it points, and what was expanded inline. */
 export interface AtomNavigationLink {
@@ -50,7 +52,8 @@ interface CompiledNavigation {
   readonly target: () => CompiledSet;
 }
 
-interface CompiledSet {
+/** An entity set's readers, compiled once per model (the scanner reads with them too). */
+export interface CompiledSet {
   readonly typeName: string;
   readonly fields: ReadonlyMap<string, XmlElementReader>;
   readonly navigations: ReadonlyMap<string, CompiledNavigation>;
@@ -58,7 +61,7 @@ interface CompiledSet {
 
 const compiled = new WeakMap<ModelIndex, Map<string, CompiledSet>>();
 
-function compileSet(index: ModelIndex, set: EntitySet): CompiledSet {
+export function compileSet(index: ModelIndex, set: EntitySet): CompiledSet {
   let sets = compiled.get(index);
   if (!sets) compiled.set(index, (sets = new Map()));
   const known = sets.get(set.name);
@@ -219,7 +222,13 @@ export function readAtomFeed(
   set: EntitySet,
   options?: XmlParseOptions,
 ): AtomFeed {
-  const root = parseXml(input, options);
+  const c = compileSet(index, set);
+  const xml = xmlSource(input);
+  // The scanner reads the usual shape of a feed fast and declines anything else; a depth limit
+  // of the caller's own is the general reader's to enforce.
+  const scanned = options?.maxDepth === undefined ? scanAtomFeed(xml, c) : undefined;
+  if (scanned !== undefined) return scanned;
+  const root = parseXml(xml, options);
   expectRoot(root, 'feed');
-  return readFeedElement(root, compileSet(index, set));
+  return readFeedElement(root, c);
 }

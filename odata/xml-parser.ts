@@ -102,7 +102,8 @@ function normalizeNewlines(raw: string): string {
   return raw.indexOf('\r') === -1 ? raw : raw.replace(/\r\n?/g, '\n');
 }
 
-function characterData(raw: string, at: number): string {
+/** Character data as written between tags, decoded; `at` is its offset for messages. */
+export function characterData(raw: string, at: number): string {
   if (raw.indexOf('<') !== -1) fail("'<' in character data", at);
   const text = normalizeNewlines(raw);
   return text.indexOf('&') === -1 ? text : decodeReferences(text, at);
@@ -110,7 +111,8 @@ function characterData(raw: string, at: number): string {
 
 const ATTRIBUTE_WORK = /[<&\t\n\r]/;
 
-function attributeValue(raw: string, at: number): string {
+/** An attribute value as written between its quotes, normalised and decoded. */
+export function attributeValue(raw: string, at: number): string {
   if (!ATTRIBUTE_WORK.test(raw)) return raw;
   if (raw.indexOf('<') !== -1) fail("'<' in an attribute value", at);
   // Literal white space is normalised to spaces; references (&#xA;) keep their character.

@@ -16,14 +16,14 @@ import type { EdmPrimitiveType, Property } from './model.js';
 import { isEdmPrimitiveType } from './model.js';
 import type { ModelIndex } from './model-index.js';
 import { NS_DATA, NS_METADATA } from './namespaces.js';
-import type { XmlElement } from './xml-parser.js';
+import type { XmlAttribute, XmlElement } from './xml-parser.js';
 import { attributeOf } from './xml-parser.js';
 import { formatDateTime, parseIsoDateTime, parseTime } from './datetime.js';
 import { PayloadError, SerializationError } from './errors.js';
 import { canonicalDecimal, decodeBase64, encodeBase64 } from './json-values.js';
 import { escapeXmlText } from './xml-escape.js';
 import { flatString } from './flat-string.js';
-import { compileFunction, storeCode } from './compiled-access.js';
+import { readProperties } from './xml-properties.js';
 
 /** Escaped element content of a non-null value. */
 export type XmlFormatter = (value: EdmValue) => string;
@@ -310,16 +310,27 @@ function checkType(element: XmlElement, expected: string, target: string): void 
   }
 }
 
+interface PrimitiveReading {
+  readonly type: string;
+  readonly target: string;
+  readonly parse: XmlParser;
+}
+
+/** How each primitive property's reader reads, for readers that have no element to give it. */
+const primitiveReadings = new WeakMap<XmlElementReader, PrimitiveReading>();
+
 /** The reader of one property element; every problem is a PayloadError naming the property. */
 export function xmlElementReader(index: ModelIndex, type: string, target: string): XmlElementReader {
   if (isEdmPrimitiveType(type)) {
     const parse = xmlParser(type, target);
-    return (element) => {
+    const reader: XmlElementReader = (element) => {
       checkType(element, type, target);
       if (isNull(element, target)) return null;
       if (element.children.length > 0) throw new PayloadError(`property ${target}: ${type} value with child elements`, target);
       return parse(element.text);
     };
+    primitiveReadings.set(reader, { type, target, parse });
+    return reader;
   }
   const complex = index.complexType(type);
   if (!complex) throw new Error(`property ${target} has unknown type ${type}`);
@@ -331,55 +342,15 @@ export function xmlElementReader(index: ModelIndex, type: string, target: string
   };
 }
 
-type RecordBuilder = (slots: readonly unknown[], absent: unknown) => EdmRecord;
-
-interface CompiledProperties {
-  readonly slotOf: ReadonlyMap<string, number>;
-  readonly readers: readonly XmlElementReader[];
-  readonly build: RecordBuilder;
-}
-
-/** Marks a property the payload did not hold. */
-const ABSENT = Symbol('absent');
-const compiledProperties = new WeakMap<ReadonlyMap<string, XmlElementReader>, CompiledProperties>();
-
 /**
- * Values are read into slots by position, and the record is made by a builder with every name
- * written into its code (compiled-access.ts), as the JSON reader's: stores by names that vary
- * per child made every store megamorphic (an eighth of reading an Atom feed).
+ * What `reader` does with the text of an element that has `attributes` and no child elements, as
+ * a function of the text alone, for a reader that keeps no tree (the Atom feed scanner); undefined
+ * for a property of complex type. The attributes' checks (m:type, m:null) are made here, once.
  */
-function compileProperties(fields: ReadonlyMap<string, XmlElementReader>): CompiledProperties {
-  const names = [...fields.keys()];
-  const lines = names.map((name, i) => `v = slots[${i}]; if (v !== absent) ${storeCode('record', name, 'v')};`);
-  return {
-    slotOf: new Map(names.map((name, i) => [name, i])),
-    readers: [...fields.values()],
-    build: compileFunction(['slots', 'absent'], `const record = {}; let v;\n${lines.join('\n')}\nreturn record;`),
-  };
-}
-
-function pathOf(child: XmlElement, target: string | undefined): string {
-  return target ? `${target}/${child.local}` : child.local;
-}
-
-/** The `d:` children of a container element (`m:properties`, a complex value) as a record. */
-export function readProperties(
-  container: XmlElement,
-  fields: ReadonlyMap<string, XmlElementReader>,
-  target?: string,
-): EdmRecord {
-  let compiled = compiledProperties.get(fields);
-  if (compiled === undefined) compiledProperties.set(fields, (compiled = compileProperties(fields)));
-  const slots: unknown[] = new Array<unknown>(compiled.readers.length).fill(ABSENT);
-  for (const child of container.children) {
-    const slot = child.ns === NS_DATA ? compiled.slotOf.get(child.local) : undefined;
-    if (slot === undefined) {
-      const what = child.ns === NS_DATA ? 'unknown property' : `element outside the data namespace {${child.ns}}:`;
-      const path = pathOf(child, target).slice(0, 120);
-      throw new PayloadError(`${what} ${path}`, path);
-    }
-    if (slots[slot] !== ABSENT) throw new PayloadError(`property ${pathOf(child, target)} given twice`, pathOf(child, target));
-    slots[slot] = (compiled.readers[slot] as XmlElementReader)(child);
-  }
-  return compiled.build(slots, ABSENT);
+export function xmlLeafReader(reader: XmlElementReader, attributes: readonly XmlAttribute[]): ((text: string) => EdmValue) | undefined {
+  const reading = primitiveReadings.get(reader);
+  if (reading === undefined) return undefined;
+  const element: XmlElement = { ns: NS_DATA, local: '', attributes, children: [], text: '' };
+  checkType(element, reading.type, reading.target);
+  return isNull(element, reading.target) ? () => null : reading.parse;
 }

@@ -1,0 +1,180 @@
+// The fast path of reading an Atom feed: one pass over the text (xml-tag-reader.ts) that builds
+// elements only for properties of complex type and reads everything else in place, where the
+// general reader first builds a tree of every element. A page of 100 time entries as our service
+// writes it: about half the time of the general reader.
+//
+// It reads the shape V2 servers write (ours, SAP Gateway, WCF, Olingo: namespaces declared on
+// the feed) and nothing else: no inline expansions, nothing the tag reader declines. Anything
+// else, and any error at all, declines (undefined), and readAtomFeed reads the document with the
+// general reader, which then gives the result or the error it always gave: the scanner can make
+// reading faster, never different. test/odata/atom-feed-scanner.test.ts holds both readers to
+// the same answers.
+import type { AtomEntry, AtomFeed, AtomNavigationLink, CompiledSet } from './atom-reader.js';
+import type { EdmRecord, EdmValue } from './edm.js';
+import { PayloadError } from './errors.js';
+import { NS_ATOM, NS_DATA, NS_METADATA, NS_RELATED, NS_SCHEME } from './namespaces.js';
+import type { XmlAttribute } from './xml-parser.js';
+import { ABSENT, propertySlots } from './xml-properties.js';
+import { decline, isDecline, XmlTagReader } from './xml-tag-reader.js';
+import type { XmlElementReader } from './xml-values.js';
+import { xmlLeafReader } from './xml-values.js';
+
+const COUNT = /^\d{1,15}$/;
+
+/** What the scanner keeps of a property's name: its slot, and how it reads its text. */
+interface PropertyMemo {
+  /** Its slot among the entity's properties; -1: not a property of the entity. */
+  readonly slot: number;
+  /** How an element of this name with the attributes `leafFor` reads its text. */
+  leaf: ((text: string) => EdmValue) | undefined;
+  leafFor: readonly XmlAttribute[] | undefined;
+}
+
+class FeedScanner {
+  private readonly tags: XmlTagReader;
+
+  constructor(
+    xml: string,
+    private readonly target: CompiledSet,
+  ) {
+    this.tags = new XmlTagReader(xml);
+  }
+
+  feed(): AtomFeed {
+    const tags = this.tags;
+    tags.prolog();
+    tags.rootTag();
+    const root = tags.tag;
+    if (root.ns !== NS_ATOM || root.local !== 'feed') decline();
+    const entries: AtomEntry[] = [];
+    let id: string | undefined;
+    let count: number | undefined;
+    let next: string | undefined;
+    if (!tags.selfClosing) {
+      tags.depth = 1;
+      while (tags.nextTag()) {
+        const { ns, local } = tags.tag;
+        if (ns === NS_METADATA && local === 'count') {
+          const text = tags.textElement().trim();
+          if (!COUNT.test(text)) decline();
+          count = Number(text);
+        } else if (ns === NS_ATOM && local === 'entry') entries.push(this.entry());
+        else if (ns === NS_ATOM && local === 'id') id = tags.textElement().trim();
+        else if (ns === NS_ATOM && local === 'link') {
+          if (tags.attribute('', 'rel') === 'next') next = tags.attribute('', 'href');
+          tags.skipElement();
+        } else tags.skipElement();
+      }
+      tags.endTag(root.raw);
+    }
+    tags.epilog();
+    return {
+      entries,
+      ...(id === undefined ? {} : { id }),
+      ...(count === undefined ? {} : { count }),
+      ...(next === undefined ? {} : { next }),
+    };
+  }
+
+  private entry(): AtomEntry {
+    const tags = this.tags;
+    const entryName = tags.tag.raw;
+    const etag = tags.attribute(NS_METADATA, 'etag');
+    let properties: EdmRecord | undefined;
+    let id: string | undefined;
+    let editLink: string | undefined;
+    const navigation: Record<string, AtomNavigationLink> = {};
+    if (!tags.selfClosing) {
+      tags.depth++;
+      while (tags.nextTag()) {
+        const { ns, local } = tags.tag;
+        if (ns === NS_METADATA && local === 'properties') {
+          if (properties) decline();
+          properties = this.properties();
+        } else if (ns !== NS_ATOM) tags.skipElement();
+        else if (local === 'id') id = tags.textElement().trim();
+        else if (local === 'category') {
+          if (tags.attribute('', 'scheme') === NS_SCHEME && tags.attribute('', 'term') !== this.target.typeName) decline();
+          tags.skipElement();
+        } else if (local === 'link') {
+          const rel = tags.attribute('', 'rel') ?? '';
+          const href = tags.attribute('', 'href');
+          if (rel === 'edit') editLink = href;
+          else if (rel.startsWith(NS_RELATED)) {
+            const name = rel.slice(NS_RELATED.length);
+            // An inline expansion is the general reader's (m:inline, nested feeds).
+            if (!tags.selfClosing || !this.target.navigations.has(name) || Object.hasOwn(navigation, name)) decline();
+            navigation[name] = { href };
+          }
+          tags.skipElement();
+        } else if (local === 'content') {
+          if (!tags.selfClosing) {
+            const contentName = tags.tag.raw;
+            tags.depth++;
+            while (tags.nextTag()) {
+              if (tags.tag.ns !== NS_METADATA || tags.tag.local !== 'properties' || properties) decline();
+              properties = this.properties();
+            }
+            tags.depth--;
+            tags.endTag(contentName);
+          }
+        } else tags.skipElement();
+      }
+      tags.depth--;
+      tags.endTag(entryName);
+    }
+    return {
+      properties: properties ?? {},
+      ...(id === undefined ? {} : { id }),
+      ...(editLink === undefined ? {} : { editLink }),
+      ...(etag === undefined ? {} : { etag }),
+      navigation,
+    };
+  }
+
+  /**
+   * `m:properties` (the last start tag) read into the entity's record by the readers of
+   * xml-properties.ts and xml-values.ts: a property of primitive type straight from its text,
+   * one of complex type from its elements, built as the parser builds them.
+   */
+  private properties(): EdmRecord {
+    const tags = this.tags;
+    const compiled = propertySlots(this.target.fields);
+    const slots: unknown[] = new Array<unknown>(compiled.readers.length).fill(ABSENT);
+    if (!tags.selfClosing) {
+      const name = tags.tag.raw;
+      tags.depth++;
+      while (tags.nextTag()) {
+        const tag = tags.tag;
+        if (tag.ns !== NS_DATA) decline();
+        let memo = tag.memo as PropertyMemo | undefined;
+        if (memo === undefined) tag.memo = memo = { slot: compiled.slotOf.get(tag.local) ?? -1, leaf: undefined, leafFor: undefined };
+        const slot = memo.slot;
+        if (slot < 0 || slots[slot] !== ABSENT) decline();
+        const reader = compiled.readers[slot] as XmlElementReader;
+        // The same name with the same attributes reads its text the same way.
+        if (memo.leafFor !== tags.attributes) {
+          memo.leaf = xmlLeafReader(reader, tags.attributes);
+          memo.leafFor = tags.attributes;
+        }
+        slots[slot] = memo.leaf === undefined ? reader(tags.element()) : memo.leaf(tags.textElement());
+      }
+      tags.depth--;
+      tags.endTag(name);
+    }
+    return compiled.build(slots, ABSENT);
+  }
+}
+
+/**
+ * The feed read fast, or undefined when the document is not of the shape the scanner reads (or
+ * is wrong in any way): then the general reader must read it.
+ */
+export function scanAtomFeed(xml: string, target: CompiledSet): AtomFeed | undefined {
+  try {
+    return new FeedScanner(xml, target).feed();
+  } catch (error) {
+    if (isDecline(error) || error instanceof PayloadError) return undefined;
+    throw error;
+  }
+}
