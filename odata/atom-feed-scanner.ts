@@ -9,7 +9,9 @@
 // general reader, which then gives the result or the error it always gave: the scanner can make
 // reading faster, never different. test/odata/atom-feed-scanner.test.ts holds both readers to
 // the same answers.
-import type { AtomEntry, AtomFeed, AtomNavigationLink, CompiledSet } from './atom-reader.js';
+import type { AtomEntry, AtomFeed, AtomNavigationLink } from './atom-model.js';
+import { atomEntry, atomFeed, countOf } from './atom-model.js';
+import type { CompiledSet } from './atom-reader.js';
 import type { EdmRecord, EdmValue } from './edm.js';
 import { PayloadError } from './errors.js';
 import { NS_ATOM, NS_DATA, NS_METADATA, NS_RELATED, NS_SCHEME } from './namespaces.js';
@@ -18,8 +20,6 @@ import { ABSENT, propertySlots } from './xml-properties.js';
 import { decline, isDecline, XmlTagReader } from './xml-tag-reader.js';
 import type { XmlElementReader } from './xml-values.js';
 import { xmlLeafReader } from './xml-values.js';
-
-const COUNT = /^\d{1,15}$/;
 
 /** What the scanner keeps of a property's name: its slot, and how it reads its text. */
 interface PropertyMemo {
@@ -55,9 +55,7 @@ class FeedScanner {
       while (tags.nextTag()) {
         const { ns, local } = tags.tag;
         if (ns === NS_METADATA && local === 'count') {
-          const text = tags.textElement().trim();
-          if (!COUNT.test(text)) decline();
-          count = Number(text);
+          count = countOf(tags.textElement().trim()) ?? decline();
         } else if (ns === NS_ATOM && local === 'entry') entries.push(this.entry());
         else if (ns === NS_ATOM && local === 'id') id = tags.textElement().trim();
         else if (ns === NS_ATOM && local === 'link') {
@@ -68,12 +66,7 @@ class FeedScanner {
       tags.endTag(root.raw);
     }
     tags.epilog();
-    return {
-      entries,
-      ...(id === undefined ? {} : { id }),
-      ...(count === undefined ? {} : { count }),
-      ...(next === undefined ? {} : { next }),
-    };
+    return atomFeed(entries, id, count, next);
   }
 
   private entry(): AtomEntry {
@@ -123,13 +116,7 @@ class FeedScanner {
       tags.depth--;
       tags.endTag(entryName);
     }
-    return {
-      properties: properties ?? {},
-      ...(id === undefined ? {} : { id }),
-      ...(editLink === undefined ? {} : { editLink }),
-      ...(etag === undefined ? {} : { etag }),
-      navigation,
-    };
+    return atomEntry(properties, id, editLink, etag, navigation);
   }
 
   /**

@@ -9,7 +9,12 @@
 // the property. Feed and entry metadata that clients act on is kept: id, edit link, etag,
 // navigation links (href and m:inline content), m:count, the next link. hrefs are returned as
 // written (relative to xml:base when the server wrote them relative).
+//
+// Feeds of the usual shape are read without a tree by atom-feed-scanner.ts, which leaves every
+// other document, and every wrong one, to the reader here.
 import type { EdmRecord } from './edm.js';
+import type { AtomEntry, AtomFeed, AtomNavigationLink } from './atom-model.js';
+import { atomEntry, atomFeed, countOf } from './atom-model.js';
 import { PayloadError } from './errors.js';
 import type { ModelIndex } from './model-index.js';
 import type { EntitySet } from './model.js';
@@ -21,31 +26,7 @@ import type { XmlElementReader } from './xml-values.js';
 import { readProperties } from './xml-properties.js';
 import { xmlElementReader } from './xml-values.js';
 
-/** A navigation link of an entry: where it points, and what was expanded inline. */
-export interface AtomNavigationLink {
-  readonly href?: string;
-  /** undefined: deferred; null: expanded, nothing related; else the inline entry or feed. */
-  readonly inline?: AtomEntry | AtomFeed | null;
-}
-
-export interface AtomEntry {
-  /** Typed values of the properties present in the payload, by EDMX name. */
-  readonly properties: EdmRecord;
-  readonly id?: string;
-  readonly editLink?: string;
-  readonly etag?: string;
-  /** The navigation links present in the payload, by navigation property name. */
-  readonly navigation: Readonly<Record<string, AtomNavigationLink>>;
-}
-
-export interface AtomFeed {
-  readonly entries: readonly AtomEntry[];
-  readonly id?: string;
-  /** `m:count` (`$inlinecount=allpages`). */
-  readonly count?: number;
-  /** href of `<link rel="next">`. */
-  readonly next?: string;
-}
+export type { AtomEntry, AtomFeed, AtomNavigationLink } from './atom-model.js';
 
 interface CompiledNavigation {
   readonly toMany: boolean;
@@ -167,17 +148,8 @@ function readEntryElement(entry: XmlElement, c: CompiledSet): AtomEntry {
         break; // title, updated, author, summary, ...: syndication metadata we do not need
     }
   }
-  const etag = attributeOf(entry, NS_METADATA, 'etag');
-  return {
-    properties: properties ?? {},
-    ...(id === undefined ? {} : { id }),
-    ...(editLink === undefined ? {} : { editLink }),
-    ...(etag === undefined ? {} : { etag }),
-    navigation,
-  };
+  return atomEntry(properties, id, editLink, attributeOf(entry, NS_METADATA, 'etag'), navigation);
 }
-
-const COUNT = /^\d{1,15}$/;
 
 function readFeedElement(feed: XmlElement, c: CompiledSet): AtomFeed {
   const entries: AtomEntry[] = [];
@@ -187,20 +159,15 @@ function readFeedElement(feed: XmlElement, c: CompiledSet): AtomFeed {
   for (const child of feed.children) {
     if (child.ns === NS_METADATA && child.local === 'count') {
       const text = child.text.trim();
-      if (!COUNT.test(text)) throw new PayloadError(`m:count '${text.slice(0, 20)}' is not a count`);
-      count = Number(text);
+      count = countOf(text);
+      if (count === undefined) throw new PayloadError(`m:count '${text.slice(0, 20)}' is not a count`);
     } else if (child.ns === NS_ATOM) {
       if (child.local === 'entry') entries.push(readEntryElement(child, c));
       else if (child.local === 'id') id = child.text.trim();
       else if (child.local === 'link' && attributeOf(child, '', 'rel') === 'next') next = attributeOf(child, '', 'href');
     }
   }
-  return {
-    entries,
-    ...(id === undefined ? {} : { id }),
-    ...(count === undefined ? {} : { count }),
-    ...(next === undefined ? {} : { next }),
-  };
+  return atomFeed(entries, id, count, next);
 }
 
 /** Reads an Atom `<entry>` document of `set`'s entity type. */

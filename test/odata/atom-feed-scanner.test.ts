@@ -96,7 +96,7 @@ const styles: Record<string, (xml: string) => string> = {
 };
 
 describe('Atom feed scanner: the feeds servers write', () => {
-  it('reads our page of time entries as the general reader does, with every value typed', () => {
+  it('reads the golden feed of clients (m:count, next link, deferred links) as the general reader does', () => {
     const xml = golden('clients-feed.xml');
     expect(expectNoDifferentAnswer(xml)).toBeDefined();
   });
