@@ -51,7 +51,6 @@ class FeedScanner {
     let count: number | undefined;
     let next: string | undefined;
     if (!tags.selfClosing) {
-      tags.depth = 1;
       while (tags.nextTag()) {
         const { ns, local } = tags.tag;
         if (ns === NS_METADATA && local === 'count') {
@@ -78,7 +77,6 @@ class FeedScanner {
     let editLink: string | undefined;
     const navigation: Record<string, AtomNavigationLink> = {};
     if (!tags.selfClosing) {
-      tags.depth++;
       while (tags.nextTag()) {
         const { ns, local } = tags.tag;
         if (ns === NS_METADATA && local === 'properties') {
@@ -103,17 +101,14 @@ class FeedScanner {
         } else if (local === 'content') {
           if (!tags.selfClosing) {
             const contentName = tags.tag.raw;
-            tags.depth++;
-            while (tags.nextTag()) {
+                  while (tags.nextTag()) {
               if (tags.tag.ns !== NS_METADATA || tags.tag.local !== 'properties' || properties) decline();
               properties = this.properties();
             }
-            tags.depth--;
             tags.endTag(contentName);
           }
         } else tags.skipElement();
       }
-      tags.depth--;
       tags.endTag(entryName);
     }
     return atomEntry(properties, id, editLink, etag, navigation);
@@ -130,7 +125,6 @@ class FeedScanner {
     const slots: unknown[] = new Array<unknown>(compiled.readers.length).fill(ABSENT);
     if (!tags.selfClosing) {
       const name = tags.tag.raw;
-      tags.depth++;
       while (tags.nextTag()) {
         const tag = tags.tag;
         if (tag.ns !== NS_DATA) decline();
@@ -146,7 +140,6 @@ class FeedScanner {
         }
         slots[slot] = memo.leaf === undefined ? reader(tags.element()) : memo.leaf(tags.textElement());
       }
-      tags.depth--;
       tags.endTag(name);
     }
     return compiled.build(slots, ABSENT);

@@ -134,7 +134,8 @@ function lookup(scope: Scope | undefined, prefix: string): string | undefined {
   return prefix === '' ? '' : undefined;
 }
 
-function isSpace(c: number): boolean {
+/** XML white space (S): space, tab, line feed, carriage return. */
+export function isSpace(c: number): boolean {
   return c === 32 || c === 10 || c === 9 || c === 13;
 }
 

@@ -10,7 +10,7 @@
 // goes on exactly as the last one of its name did is read as that one was.
 import { NS_XML } from './namespaces.js';
 import type { XmlAttribute, XmlElement } from './xml-parser.js';
-import { attributeValue, characterData } from './xml-parser.js';
+import { attributeValue, characterData, isSpace } from './xml-parser.js';
 import { TextTable, hashStep } from './xml-text-table.js';
 
 /** Thrown inside a reader to give the document to the general parser. */
@@ -29,10 +29,6 @@ export function isDecline(error: unknown): boolean {
 const MAX_DEPTH = 32;
 const NO_ATTRIBUTES: readonly XmlAttribute[] = Object.freeze([]);
 const NO_CHILDREN = Object.freeze([]) as unknown as XmlElement[];
-
-function isSpace(c: number): boolean {
-  return c === 32 || c === 10 || c === 9 || c === 13;
-}
 
 function isNameStart(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
@@ -84,8 +80,8 @@ const TABLE_CAPACITY = 512;
 
 export class XmlTagReader {
   private pos = 0;
-  /** Open elements below the root, as the caller counts them. */
-  depth = 0;
+  /** Open elements, the root included. */
+  private depth = 0;
   /** The prefixes the root declares ('' for the default namespace). */
   private readonly bindings = new Map<string, string>();
   private readonly elementNames = new TextTable<KnownName>(TABLE_CAPACITY);
@@ -106,7 +102,6 @@ export class XmlTagReader {
     const element: XmlElement = { ns: this.tag.ns, local: this.tag.local, attributes: this.attributes, children: NO_CHILDREN, text: '' };
     if (this.selfClosing) return element;
     const name = this.tag.raw;
-    this.depth++;
     for (;;) {
       const more = this.nextTag();
       element.text += this.lastText; // all character data directly inside, as the parser keeps it
@@ -115,7 +110,6 @@ export class XmlTagReader {
       if (element.children === NO_CHILDREN) (element as { children: XmlElement[] }).children = [child];
       else element.children.push(child);
     }
-    this.depth--;
     this.endTag(name);
     return element;
   }
@@ -145,15 +139,14 @@ export class XmlTagReader {
     while (isSpace(xml.charCodeAt(i))) i++;
     if (xml.charCodeAt(i) !== 62) decline();
     this.pos = i + 1;
+    this.depth--;
   }
 
   /** Skips the element of the last start tag, checking it as the parser would. */
   skipElement(): void {
     if (this.selfClosing) return;
     const name = this.tag.raw;
-    this.depth++;
     while (this.nextTag()) this.skipElement();
-    this.depth--;
     this.endTag(name);
   }
 
@@ -213,9 +206,32 @@ export class XmlTagReader {
     return knownName(raw, ns, colon === -1 ? raw : raw.slice(colon + 1));
   }
 
-  /** The value of the attribute whose opening quote is at `i`, decoded; sets the cursor. */
+  /**
+   * Where the start tag ends if it ends at `i` (after white space): past its `>` or `/>`, with
+   * `selfClosing` set; -1 where an attribute follows, which white space must precede.
+   */
+  private tagEnd(i: number): number {
+    const xml = this.xml;
+    const before = i;
+    while (isSpace(xml.charCodeAt(i))) i++;
+    const c = xml.charCodeAt(i);
+    if (c === 62 /* > */ || c === 47 /* / */) {
+      if (c === 47 && xml.charCodeAt(i + 1) !== 62) decline();
+      this.selfClosing = c === 47;
+      return c === 47 ? i + 2 : i + 1;
+    }
+    if (i === before) decline();
+    this.cursor = i;
+    return -1;
+  }
+
+  /** The value of the attribute whose name ends at `i` (`= "value"`), decoded; sets the cursor. */
   private value(i: number): string {
     const xml = this.xml;
+    while (isSpace(xml.charCodeAt(i))) i++;
+    if (xml.charCodeAt(i) !== 61 /* = */) decline();
+    i++;
+    while (isSpace(xml.charCodeAt(i))) i++;
     const quote = xml.charCodeAt(i);
     if (quote !== 34 && quote !== 39) decline();
     const end = xml.indexOf(quote === 34 ? '"' : "'", i + 1);
@@ -243,43 +259,33 @@ export class XmlTagReader {
       previous.successor = tag;
     }
     this.tag = tag;
-    let i = this.cursor;
+    const i = this.cursor;
     if (tag.tail !== '' && holdsAt(xml, tag.tail, i)) {
       this.attributes = tag.tailAttributes;
       this.selfClosing = tag.tailSelfClosing;
       this.pos = i + tag.tail.length;
-      return;
-    }
-    const tailStart = i;
+    } else this.readAttributes(tag, i);
+    if (!this.selfClosing) this.depth++;
+  }
+
+  /** The attributes of `tag`'s start tag from `i` on, kept as the tag's tail for the next one. */
+  private readAttributes(tag: KnownName, start: number): void {
     let attributes = NO_ATTRIBUTES as XmlAttribute[];
-    for (;;) {
-      const before = i;
-      while (isSpace(xml.charCodeAt(i))) i++;
-      const c = xml.charCodeAt(i);
-      if (c === 62 /* > */ || c === 47 /* / */) {
-        if (c === 47 && xml.charCodeAt(i + 1) !== 62) decline();
-        this.selfClosing = c === 47;
-        i += c === 47 ? 2 : 1;
-        break;
-      }
-      if (i === before) decline();
-      const name = this.name(i, this.attributeNames, false);
-      i = this.cursor;
-      while (isSpace(xml.charCodeAt(i))) i++;
-      if (xml.charCodeAt(i) !== 61 /* = */) decline();
-      i++;
-      while (isSpace(xml.charCodeAt(i))) i++;
-      const value = this.value(i);
-      i = this.cursor;
+    let i = start;
+    let end: number;
+    while ((end = this.tagEnd(i)) === -1) {
+      const name = this.name(this.cursor, this.attributeNames, false);
+      const value = this.value(this.cursor);
       for (const other of attributes) if (other.local === name.local && other.ns === name.ns) decline();
       if (attributes === NO_ATTRIBUTES) attributes = [];
       attributes.push({ ns: name.ns, local: name.local, value });
+      i = this.cursor;
     }
     this.attributes = attributes;
-    tag.tail = xml.slice(tailStart, i);
+    tag.tail = this.xml.slice(start, end);
     tag.tailAttributes = attributes;
     tag.tailSelfClosing = this.selfClosing;
-    this.pos = i;
+    this.pos = end;
   }
 
   /**
@@ -294,26 +300,12 @@ export class XmlTagReader {
     let i = this.cursor;
     const rawName = xml.slice(nameStart, i);
     const attributes: [string, string][] = [];
-    for (;;) {
-      const before = i;
-      while (isSpace(xml.charCodeAt(i))) i++;
-      const c = xml.charCodeAt(i);
-      if (c === 62 || c === 47) {
-        if (c === 47 && xml.charCodeAt(i + 1) !== 62) decline();
-        this.selfClosing = c === 47;
-        i += c === 47 ? 2 : 1;
-        break;
-      }
-      if (i === before) decline();
-      const start = i;
-      this.nameAt(i);
-      i = this.cursor;
-      const attributeName = xml.slice(start, i);
-      while (isSpace(xml.charCodeAt(i))) i++;
-      if (xml.charCodeAt(i) !== 61) decline();
-      i++;
-      while (isSpace(xml.charCodeAt(i))) i++;
-      attributes.push([attributeName, this.value(i)]);
+    let end: number;
+    while ((end = this.tagEnd(i)) === -1) {
+      const start = this.cursor;
+      this.nameAt(start);
+      const attributeName = xml.slice(start, this.cursor);
+      attributes.push([attributeName, this.value(this.cursor)]);
       i = this.cursor;
     }
     const declarations = attributes.filter(([name]) => name === 'xmlns' || name.startsWith('xmlns:'));
@@ -327,7 +319,8 @@ export class XmlTagReader {
     }
     this.attributes = list;
     this.tag = this.resolve(rawName, true);
-    this.pos = i;
+    this.pos = end;
+    this.depth = this.selfClosing ? 0 : 1;
   }
 
   private declare(declarations: readonly [string, string][]): void {

@@ -1,7 +1,6 @@
-// Strings of one XML document found again by a hash of their characters, read in place: a
-// reader meets the same few dozen element names, attribute names and attribute values on every
-// entry of a feed, and finding one this way costs no new string, no engine hashing of a fresh
-// slice and no second check of what it holds.
+// Names of one XML document found again by a hash of their characters, read in place: a reader
+// meets the same few dozen element and attribute names on every entry of a feed, and finding one
+// this way costs no new string, no engine hashing of a fresh slice and no second check of it.
 
 export function hashStep(hash: number, c: number): number {
   return (Math.imul(hash, 31) + c) | 0;
@@ -36,13 +35,12 @@ export class TextTable<T> {
     }
   }
 
-  /** Keeps `item` for `raw`; false (and nothing kept) when the table is full. */
-  add(raw: string, hash: number, item: T): boolean {
-    if (this.size >= this.capacity) return false;
+  /** Keeps `item` for `raw`, unless the table is full. */
+  add(raw: string, hash: number, item: T): void {
+    if (this.size >= this.capacity) return;
     let i = hash & this.mask;
     while (this.slots[i] !== undefined) i = (i + 1) & this.mask;
     this.slots[i] = { hash, raw, item };
     this.size++;
-    return true;
   }
 }

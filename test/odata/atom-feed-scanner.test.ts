@@ -78,6 +78,9 @@ function written(records: readonly EdmRecord[], options: { count?: number; next?
   });
 }
 
+/** The Atom elements our writer uses, as start, end or empty tags. */
+const ATOM_TAG = /<(\/?)(feed|entry|id|title|updated|author|name|link|category|content)([ />])/g;
+
 /** The same feed as other V2 servers write it: indented, other prefixes, single quotes. */
 const styles: Record<string, (xml: string) => string> = {
   ours: (xml) => xml,
@@ -87,11 +90,11 @@ const styles: Record<string, (xml: string) => string> = {
       .replace(/([</ ])m:/g, '$1meta:').replace('xmlns:m=', 'xmlns:meta=')
       .replace(/([</ ])d:/g, '$1data:').replace('xmlns:d=', 'xmlns:data=')
       .replace(`xmlns="${ATOM}"`, `xmlns:atom="${ATOM}"`)
-      .replace(/<(\/?)(feed|entry|id|title|updated|author|name|link|category|content)([ />])/g, '<$1atom:$2$3'),
+      .replace(ATOM_TAG, '<$1atom:$2$3'),
   singleQuotes: (xml) => xml.replace(/<[^>]*>/g, (tag) => tag.replace(/="([^"']*)"/g, "='$1'")),
   defaultData: (xml) =>
     xml.replace(`xmlns="${ATOM}"`, `xmlns:a="${ATOM}"`).replace(`xmlns:d="${D}"`, `xmlns="${D}"`)
-      .replace(/<(\/?)(feed|entry|id|title|updated|author|name|link|category|content)([ />])/g, '<$1a:$2$3')
+      .replace(ATOM_TAG, '<$1a:$2$3')
       .replaceAll('<d:', '<').replaceAll('</d:', '</'),
 };
 
