@@ -20,12 +20,13 @@
 import type { EdmRecord } from './edm.js';
 import type { ExpandedNavigation, InlineEntry } from './json-writer.js';
 import { encodeSegment, entityPath } from './entity-path.js';
+import type { PropertyPart, Selection, TypeParts } from './entry-selection.js';
+import { compilePropertiesWriter, select } from './entry-selection.js';
 import type { ModelIndex } from './model-index.js';
 import type { EntitySet } from './model.js';
 import { NS_ATOM, NS_DATA, NS_METADATA, NS_RELATED, NS_SCHEME } from './namespaces.js';
 import { SerializationError } from './errors.js';
 import { escapeXmlAttribute, escapeXmlText } from './xml-escape.js';
-import type { XmlElementWriter } from './xml-values.js';
 import { formatXmlDateTimeOffset, xmlElementWriter } from './xml-values.js';
 import { dateTimeOffset } from './edm.js';
 import { flatString } from './flat-string.js';
@@ -71,11 +72,6 @@ export interface AtomWriter {
   feedBytes(records: readonly EdmRecord[], options: AtomFeedOptions): Buffer;
 }
 
-interface PropertyPart {
-  readonly name: string;
-  readonly write: XmlElementWriter;
-}
-
 interface NavigationPart {
   readonly name: string;
   /** `/Nav` (percent-encoded), appended to the entry's path. */
@@ -88,7 +84,7 @@ interface NavigationPart {
   readonly target: () => CompiledSet;
 }
 
-interface CompiledSet {
+interface CompiledSet extends TypeParts<NavigationPart> {
   readonly setName: string;
   readonly keyPath: (record: EdmRecord) => string;
   readonly title: string;
@@ -97,15 +93,6 @@ interface CompiledSet {
   /** `" rel="edit" title="Type"/>` */
   readonly editTail: string;
   readonly hasStream: boolean;
-  readonly properties: readonly PropertyPart[];
-  readonly navigations: readonly NavigationPart[];
-}
-
-/** What one `$select` keeps at one level, and the paths below each navigation. */
-interface Selection {
-  readonly properties: readonly PropertyPart[];
-  readonly navigations: readonly NavigationPart[];
-  readonly below: ReadonlyMap<string, readonly string[] | undefined>;
 }
 
 /** Per-call values, escaped once. */
@@ -149,6 +136,7 @@ function compileSet(index: ModelIndex, set: EntitySet): CompiledSet {
   if (known) return known;
   const type = index.typeOfSet(set);
   const setName = escapeXmlText(set.name);
+  const properties: PropertyPart[] = type.properties.map((p) => ({ name: p.name, prefix: '', write: xmlElementWriter(index, p, 'd:') }));
   const result: CompiledSet = {
     setName,
     keyPath: entityPath(index, set),
@@ -156,7 +144,8 @@ function compileSet(index: ModelIndex, set: EntitySet): CompiledSet {
     category: flatString(`<category term="${escapeXmlAttribute(type.fullName)}" scheme="${NS_SCHEME}"/>`),
     editTail: flatString(`" rel="edit" title="${escapeXmlAttribute(type.name)}"/>`),
     hasStream: type.hasStream,
-    properties: type.properties.map((p) => ({ name: p.name, write: xmlElementWriter(index, p, 'd:') })),
+    properties,
+    writeAll: compilePropertiesWriter(properties),
     navigations: type.navigationProperties.map((nav) => {
       let target: CompiledSet | undefined;
       const toMany = nav.multiplicity === '*';
@@ -178,32 +167,6 @@ function compileSet(index: ModelIndex, set: EntitySet): CompiledSet {
   return result;
 }
 
-const EVERYTHING = new Map<string, undefined>();
-
-function select(c: CompiledSet, paths: readonly string[] | undefined): Selection {
-  if (paths === undefined) return { properties: c.properties, navigations: c.navigations, below: EVERYTHING };
-  // head -> deeper paths; undefined when the head is selected as a whole (`Client`).
-  const heads = new Map<string, string[] | undefined>();
-  for (const path of paths) {
-    const slash = path.indexOf('/');
-    if (slash < 0) {
-      heads.set(path, undefined);
-      continue;
-    }
-    const head = path.slice(0, slash);
-    if (heads.has(head) && heads.get(head) === undefined) continue;
-    const deeper = heads.get(head) ?? [];
-    deeper.push(path.slice(slash + 1));
-    heads.set(head, deeper);
-  }
-  const all = heads.has('*');
-  return {
-    properties: all ? c.properties : c.properties.filter((p) => heads.has(p.name)),
-    navigations: all ? c.navigations : c.navigations.filter((n) => heads.has(n.name)),
-    below: heads,
-  };
-}
-
 function context(options: CommonOptions): Context {
   const updated = formatXmlDateTimeOffset(dateTimeOffset(options.updated ?? new Date(), 0));
   return {
@@ -218,7 +181,7 @@ type EntryPlacement = 'root' | 'in-feed' | 'inline';
 
 function writeEntry(
   c: CompiledSet,
-  s: Selection,
+  s: Selection<NavigationPart>,
   ctx: Context,
   record: EdmRecord,
   etag: string | undefined,
@@ -263,7 +226,7 @@ function writeEntry(
     out += '</m:inline></link>';
   }
   // Every property element is non-empty text, so "no properties" is "none selected".
-  const hasProperties = s.properties.length > 0;
+  const { hasProperties } = s;
   if (c.hasStream) {
     out += `<content type="application/octet-stream" src="${self}/$value"/>`;
     if (!hasProperties) return `${out}</entry>`;
@@ -272,7 +235,7 @@ function writeEntry(
     if (!hasProperties) return `${out}<content type="application/xml"/></entry>`;
     out += '<content type="application/xml"><m:properties>';
   }
-  for (const p of s.properties) out += p.write(record[p.name]);
+  out += s.writeProperties(record);
   return out + (c.hasStream ? '</m:properties></entry>' : '</m:properties></content></entry>');
 }
 
@@ -306,7 +269,7 @@ function feedTail(frame: FeedFrame): string {
 
 function writeFeed(
   c: CompiledSet,
-  s: Selection,
+  s: Selection<NavigationPart>,
   ctx: Context,
   entries: readonly InlineEntry[],
   frame: FeedFrame,

@@ -1,12 +1,17 @@
 // Readers and builders compiled per entity set (json-reader, xml-values, the REST shapes, the
 // service's row builder) write every property name into their code: a load or store by a constant
 // name is a fast named access, where a loop over the names made each one megamorphic. Names go
-// in as JSON string literals, so none can break out of its quotes; `__proto__`, which a plain
-// access would take for the prototype, is read and written as an own property.
+// in as JSON string literals, so none can break out of its quotes; names of Object.prototype's
+// members are read and written as own properties only.
 
-/** Code reading own property `name` of `object` (undefined when it has none). */
+/**
+ * Code reading own property `name` of `object` (undefined when it has none). A name that
+ * Object.prototype has (`constructor`, `toString`, `__proto__`) is checked to be the object's own,
+ * or a record without it would read a function (or the prototype) as its value.
+ */
 export function loadCode(object: string, name: string): string {
-  return name === '__proto__' ? `(Object.hasOwn(${object}, "__proto__") ? ${object}["__proto__"] : undefined)` : `${object}[${JSON.stringify(name)}]`;
+  const literal = JSON.stringify(name);
+  return name in Object.prototype ? `(Object.hasOwn(${object}, ${literal}) ? ${object}[${literal}] : undefined)` : `${object}[${literal}]`;
 }
 
 /** Code making `value` the own, enumerable property `name` of `object`. */

@@ -96,6 +96,21 @@ function formatYear(year: number): string {
 /** `00`..`99`: date-times are written on every entry of every page, and padStart was a third of that. */
 const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => (n < 10 ? `0${n}` : String(n)));
 
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
+
+/**
+ * An integral number of milliseconds as decimal text, as `String(ms)` writes it. A time of this
+ * century is above 2^31, so V8 holds it as a double and writes it by its general algorithm (about
+ * 100 ns here); split into small integers, which V8 converts from a cache, it takes half that.
+ */
+export function millisecondsText(ms: number): string {
+  if (!(ms >= 1e6 && ms < 1e15)) return String(ms);
+  const high = Math.floor(ms / 1e6);
+  const low = ms - high * 1e6;
+  const thousands = Math.floor(low / 1000);
+  return String(high) + THREE_DIGITS[thousands] + THREE_DIGITS[low - thousands * 1000];
+}
+
 function clock(date: Date): string {
   const ms = date.getUTCMilliseconds();
   const base = `${TWO_DIGITS[date.getUTCHours()]}:${TWO_DIGITS[date.getUTCMinutes()]}:${TWO_DIGITS[date.getUTCSeconds()]}`;

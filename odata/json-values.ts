@@ -11,7 +11,7 @@ import { dateTimeOffset } from './edm.js';
 import type { EdmPrimitiveType } from './model.js';
 import { isEdmPrimitiveType } from './model.js';
 import type { ModelIndex } from './model-index.js';
-import { formatTime, parseIsoDateTime, parseTime } from './datetime.js';
+import { formatTime, millisecondsText, parseIsoDateTime, parseTime } from './datetime.js';
 import { PayloadError, SerializationError } from './errors.js';
 
 /** A value of a record slot: a primitive, a complex value, or missing. */
@@ -90,14 +90,14 @@ export function primitiveEncoder(type: EdmPrimitiveType, name: string): JsonEnco
       return (v) => {
         if (v == null) return 'null';
         if (!(v instanceof Date) || Number.isNaN(v.getTime())) return fail(v);
-        return `"\\/Date(${v.getTime()})\\/"`;
+        return `"\\/Date(${millisecondsText(v.getTime())})\\/"`;
       };
     case 'Edm.DateTimeOffset':
       return (v) => {
         if (v == null) return 'null';
         const dto = v as DateTimeOffsetValue;
         if (dto.kind !== 'DateTimeOffset' || Number.isNaN(dto.date.getTime())) return fail(v);
-        return `"\\/Date(${dto.date.getTime()}${offsetSuffix(dto.offsetMinutes)})\\/"`;
+        return `"\\/Date(${millisecondsText(dto.date.getTime())}${offsetSuffix(dto.offsetMinutes)})\\/"`;
       };
     case 'Edm.Time':
       return (v) => {

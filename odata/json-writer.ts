@@ -7,7 +7,8 @@
 //               "Nav":{"__deferred":{"uri":".../Nav"}}}}
 //   inline to-one entry object (or null), to-many {"results":[entry,...]}
 import type { EdmRecord } from './edm.js';
-import type { JsonEncoder } from './json-values.js';
+import type { PropertyPart, Selection, TypeParts } from './entry-selection.js';
+import { compilePropertiesWriter, select } from './entry-selection.js';
 import { jsonString, valueEncoder } from './json-values.js';
 import type { ModelIndex } from './model-index.js';
 import type { EntitySet } from './model.js';
@@ -55,13 +56,6 @@ export interface JsonWriter {
   feedBytes(records: readonly EdmRecord[], options: FeedOptions): Buffer;
 }
 
-interface PropertyPart {
-  readonly name: string;
-  /** `,"Name":` */
-  readonly prefix: string;
-  readonly encode: JsonEncoder;
-}
-
 interface NavigationPart {
   readonly name: string;
   readonly prefix: string;
@@ -71,19 +65,10 @@ interface NavigationPart {
   readonly target: () => CompiledSet;
 }
 
-interface CompiledSet {
+interface CompiledSet extends TypeParts<NavigationPart> {
   readonly keyPath: (record: EdmRecord) => string;
   /** `","type":"NS.Type"` */
   readonly typeTail: string;
-  readonly properties: readonly PropertyPart[];
-  readonly navigations: readonly NavigationPart[];
-}
-
-/** What one `$select` keeps at one level; undefined navigation selection = everything below. */
-interface Selection {
-  readonly properties: readonly PropertyPart[];
-  readonly navigations: readonly NavigationPart[];
-  readonly below: ReadonlyMap<string, readonly string[] | undefined>;
 }
 
 const compiled = new WeakMap<ModelIndex, Map<string, CompiledSet>>();
@@ -94,14 +79,16 @@ function compileSet(index: ModelIndex, set: EntitySet): CompiledSet {
   const known = sets.get(set.name);
   if (known) return known;
   const type = index.typeOfSet(set);
+  const properties: PropertyPart[] = type.properties.map((p) => ({
+    name: p.name,
+    prefix: `,${jsonString(p.name)}:`,
+    write: valueEncoder(index, p.type, p.name),
+  }));
   const result: CompiledSet = {
     keyPath: entityPath(index, set),
     typeTail: `","type":${jsonString(type.fullName)}`,
-    properties: type.properties.map((p) => ({
-      name: p.name,
-      prefix: `,${jsonString(p.name)}:`,
-      encode: valueEncoder(index, p.type, p.name),
-    })),
+    properties,
+    writeAll: compilePropertiesWriter(properties),
     navigations: type.navigationProperties.map((nav) => {
       let target: CompiledSet | undefined;
       return {
@@ -118,35 +105,9 @@ function compileSet(index: ModelIndex, set: EntitySet): CompiledSet {
   return result;
 }
 
-const EVERYTHING = new Map<string, undefined>();
-
-function select(c: CompiledSet, paths: readonly string[] | undefined): Selection {
-  if (paths === undefined) return { properties: c.properties, navigations: c.navigations, below: EVERYTHING };
-  // head -> deeper paths; undefined when the head is selected as a whole (`Client`).
-  const heads = new Map<string, string[] | undefined>();
-  for (const path of paths) {
-    const slash = path.indexOf('/');
-    if (slash < 0) {
-      heads.set(path, undefined);
-      continue;
-    }
-    const head = path.slice(0, slash);
-    if (heads.has(head) && heads.get(head) === undefined) continue;
-    const deeper = heads.get(head) ?? [];
-    deeper.push(path.slice(slash + 1));
-    heads.set(head, deeper);
-  }
-  const all = heads.has('*');
-  return {
-    properties: all ? c.properties : c.properties.filter((p) => heads.has(p.name)),
-    navigations: all ? c.navigations : c.navigations.filter((n) => heads.has(n.name)),
-    below: heads,
-  };
-}
-
 function writeEntry(
   c: CompiledSet,
-  s: Selection,
+  s: Selection<NavigationPart>,
   root: string,
   record: EdmRecord,
   etag: string | undefined,
@@ -156,7 +117,7 @@ function writeEntry(
   let out = `{"__metadata":{"uri":"${uri}${c.typeTail}`;
   if (etag !== undefined) out += `,"etag":${jsonString(etag)}`;
   out += '}';
-  for (const p of s.properties) out += p.prefix + p.encode(record[p.name]);
+  out += s.writeProperties(record);
   for (const n of s.navigations) {
     const inline = expanded?.[n.name];
     if (inline === undefined) {
