@@ -9,23 +9,28 @@
 import type { EdmRecord } from '../../odata/edm.js';
 import type { Caller } from './caller.js';
 
-/** Helper columns some sets select beside their properties; removed once used. */
+/** Helper columns some sets select beside their properties, for their computed values. */
 export const HOURLY_RATE_COLUMN = '__hourly_rate';
 export const ASSIGNED_COLUMN = '__assigned';
 
-export function completeRecord(set: string, record: EdmRecord, caller: Caller, now: number): void {
+/** The helper column each set reads, if any. */
+export const HELPER_COLUMNS: Readonly<Record<string, string>> = { TimeEntries: HOURLY_RATE_COLUMN, Clients: ASSIGNED_COLUMN };
+
+/**
+ * Fills in the computed properties of a record read with every property of its type. `helper`
+ * is the value of its set's helper column: the project's rate of a time entry (a decimal text
+ * or null), whether a client is assigned to the caller.
+ */
+export function completeRecord(set: string, record: EdmRecord, caller: Caller, now: number, helper: unknown): void {
   switch (set) {
     case 'Projects':
       record.AssignedToCurrentUser = isListed(record.AssignedUsers, caller.userId);
       return;
-    case 'Clients': {
-      const raw = record as Record<string, unknown>;
-      record.AssignedToCurrentUser = Number(raw[ASSIGNED_COLUMN]) === 1 || raw[ASSIGNED_COLUMN] === true;
-      delete raw[ASSIGNED_COLUMN];
+    case 'Clients':
+      record.AssignedToCurrentUser = Number(helper) === 1 || helper === true;
       return;
-    }
     case 'TimeEntries':
-      completeTimeEntry(record, caller, now);
+      completeTimeEntry(record, caller, now, typeof helper === 'string' ? helper : null);
   }
 }
 
@@ -34,14 +39,9 @@ function isListed(list: EdmRecord[string] | undefined, userId: number): boolean 
   return typeof list === 'string' && list.split(',').includes(String(userId));
 }
 
-function completeTimeEntry(record: EdmRecord, caller: Caller, now: number): void {
-  const raw = record as Record<string, unknown>;
+function completeTimeEntry(record: EdmRecord, caller: Caller, now: number, projectRate: string | null): void {
   const start = (record.StartTime as Date).getTime();
-  // The helper column goes first: deleting the property added last keeps the record a fast
-  // (hidden-class) object; deleting it after adding the computed ones made every time entry a
-  // dictionary, slower for the writers to read.
-  const rate = caller.hourlyRatesEnabled && typeof raw[HOURLY_RATE_COLUMN] === 'string' ? (raw[HOURLY_RATE_COLUMN] as string) : null;
-  delete raw[HOURLY_RATE_COLUMN];
+  const rate = caller.hourlyRatesEnabled ? projectRate : null;
   const end = record.EndTime instanceof Date ? record.EndTime.getTime() : Math.max(now, start);
   const seconds = Math.max(0, Math.floor((end - start) / 1000));
   record.DurationSeconds = seconds;

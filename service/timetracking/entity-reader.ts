@@ -2,16 +2,14 @@
 // the constraints of keys and navigation, the client's `$filter`, keyset paging and the order.
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
-import type { EdmValue } from '../../odata/edm.js';
+import type { EdmRecord, EdmValue } from '../../odata/edm.js';
 import { UriSyntaxError } from '../../odata/errors.js';
 import type { EntitySet, Property } from '../../odata/model.js';
 import type { EntityQuery, EntitySelection, QueryPage } from '../odata-server/data-source.js';
 import type { StorageDialect } from '../storage/dialect.js';
-import type { RowBuilder } from '../storage/row-builder.js';
-import { compileRowBuilder } from '../storage/row-builder.js';
 import type { Database } from '../storage/schema.js';
 import type { Caller } from './caller.js';
-import { ASSIGNED_COLUMN, HOURLY_RATE_COLUMN, completeRecord } from './computed-values.js';
+import { ASSIGNED_COLUMN, HELPER_COLUMNS, HOURLY_RATE_COLUMN, completeRecord } from './computed-values.js';
 import { keysetCondition, orderByClause } from './order-sql.js';
 import type { OrderTerm } from './order-sql.js';
 import type { Scope, Sql } from './sql-expressions.js';
@@ -43,13 +41,20 @@ interface StoredColumns {
   /** `t.id, ...`, for StorageDialect.packRow. */
   readonly values: Sql;
   readonly names: readonly string[];
-  /** Row builders for these columns followed by extra ones, by the extra columns' names. */
-  readonly builders: Map<string, RowBuilder>;
+  /** Positions in packed rows of these columns followed by extra ones, by the extra columns' names. */
+  readonly positions: Map<string, ReadonlyMap<string, number>>;
 }
+
+/** A row as a read holds it: its values in select-list order (packed), or an object by column name. */
+type Row = readonly unknown[] | Readonly<Record<string, unknown>>;
 
 interface SelectList {
   readonly list: Sql;
-  readonly rowsOf: (rows: Record<string, unknown>[]) => Record<string, unknown>[];
+  readonly rowsOf: (rows: Record<string, unknown>[]) => Row[];
+  /** The record of a row, computed properties still null. */
+  readonly recordOf: (row: Row) => EdmRecord;
+  /** The value of a column of a row that is not a stored property (helper and order columns). */
+  readonly valueOf: (row: Row, column: string) => unknown;
 }
 
 export class EntityReader {
@@ -70,7 +75,7 @@ export class EntityReader {
     if (query.from !== undefined) conditions.push(keysetCondition(terms, query.from));
     // Order values of navigation paths are selected, to name the next page's first entity. They
     // are numbered among themselves, so a select list's names depend on how many there are, not
-    // on where they stand in the $orderby (one row builder per count, not per arrangement).
+    // on where they stand in the $orderby (one map of positions per count, not per arrangement).
     const orderColumns: Column[] = [];
     const orderColumnOf = terms.map((term, i) => {
       if ((query.orderBy[i]?.path.length ?? 0) <= 1) return undefined;
@@ -90,19 +95,21 @@ export class EntityReader {
     const rows = select.rowsOf((await this.execute(statement)).rows);
     let next: EdmValue[] | undefined;
     if (query.limit !== undefined && rows.length > query.limit) {
-      const first = rows[query.limit] as Record<string, unknown>;
+      const first = rows[query.limit] as Row;
       rows.length = query.limit;
+      const firstRecord = select.recordOf(first);
       next = query.orderBy.map((item, i) => {
-        if (item.path.length === 1) return table.readValue(item.path[0] as string, first[item.path[0] as string]);
+        if (item.path.length === 1) return firstRecord[item.path[0] as string] as EdmValue;
         const { set, property } = this.propertyAt(query.set, item.path);
-        return this.tables.of(set).readValue(property.name, first[orderColumnOf[i] as string]);
+        return this.tables.of(set).readValue(property.name, select.valueOf(first, orderColumnOf[i] as string));
       });
     }
+    const helperColumn = HELPER_COLUMNS[query.set.name];
     const records = rows.map((row) => {
-      for (const column of orderColumns) delete row[column.name];
-      if (HOURLY_RATE_COLUMN in row) row[HOURLY_RATE_COLUMN] = this.dialect.readDecimal(row[HOURLY_RATE_COLUMN], 2);
-      const record = table.readRow(row);
-      completeRecord(query.set.name, record, caller, now);
+      const record = select.recordOf(row);
+      let helper = helperColumn === undefined ? undefined : select.valueOf(row, helperColumn);
+      if (helperColumn === HOURLY_RATE_COLUMN) helper = this.dialect.readDecimal(helper, 2);
+      completeRecord(query.set.name, record, caller, now, helper);
       return record;
     });
     return next === undefined ? { records } : { records, next };
@@ -146,25 +153,32 @@ export class EntityReader {
     const stored = this.storedColumns(table);
     const pack = this.dialect.packRow;
     if (pack === undefined || stored.names.length + extra.length > MAX_PACKED_VALUES) {
-      return { list: sql.join([stored.aliased, ...extra.map(({ expression, name }) => sql`${expression} as ${sql.ref(name)}`)]), rowsOf: (rows) => rows };
+      return {
+        list: sql.join([stored.aliased, ...extra.map(({ expression, name }) => sql`${expression} as ${sql.ref(name)}`)]),
+        rowsOf: (rows) => rows,
+        recordOf: table.recordOf('names'),
+        valueOf: (row, column) => (row as Readonly<Record<string, unknown>>)[column],
+      };
     }
     const values = extra.length === 0 ? stored.values : sql`${stored.values}, ${sql.join(extra.map((column) => column.expression))}`;
-    const build = this.rowBuilder(stored, extra);
+    const positions = this.positions(stored, extra);
     return {
       list: sql`${pack(values)} as ${sql.ref(PACKED_ROW)}`,
-      rowsOf: (rows) => rows.map((row) => build(JSON.parse(row[PACKED_ROW] as string) as unknown[])),
+      rowsOf: (rows) => rows.map((row) => JSON.parse(row[PACKED_ROW] as string) as unknown[]),
+      recordOf: table.recordOf('values'),
+      valueOf: (row, column) => (row as readonly unknown[])[positions.get(column) as number],
     };
   }
 
-  private rowBuilder(stored: StoredColumns, extra: readonly Column[]): RowBuilder {
+  private positions(stored: StoredColumns, extra: readonly Column[]): ReadonlyMap<string, number> {
     const extraNames = extra.map((column) => column.name);
     const key = extraNames.join(',');
-    let build = stored.builders.get(key);
-    if (build === undefined) {
-      build = compileRowBuilder([...stored.names, ...extraNames]);
-      stored.builders.set(key, build);
+    let positions = stored.positions.get(key);
+    if (positions === undefined) {
+      positions = new Map([...stored.names, ...extraNames].map((name, i) => [name, i]));
+      stored.positions.set(key, positions);
     }
-    return build;
+    return positions;
   }
 
   /**
@@ -182,7 +196,7 @@ export class EntityReader {
         aliased: compiled(list.map(({ expression, name }) => sql`${expression} as ${sql.ref(name)}`)),
         values: compiled(list.map(({ expression }) => expression)),
         names: list.map((column) => column.name),
-        builders: new Map(),
+        positions: new Map(),
       };
       this.storedColumnLists.set(table, columns);
     }

@@ -2,7 +2,7 @@
 // (`ClientID` -> `client_id`, `TimeEntryCustom1Label` -> `time_entry_custom1_label`), so the
 // model is not copied here; only the table of each set and the properties the service computes
 // instead of storing are named.
-import { compileFunction, loadCode, storeCode } from '../../odata/compiled-access.js';
+import { compileFunction, loadCode } from '../../odata/compiled-access.js';
 import type { EdmRecord, EdmValue } from '../../odata/edm.js';
 import type { ModelIndex } from '../../odata/model-index.js';
 import type { EntitySet, EntityType, Property } from '../../odata/model.js';
@@ -38,8 +38,8 @@ export interface EntityTable {
   readonly stored: readonly StoredProperty[];
   /** EDMX property name -> column, for stored properties only. */
   readonly columns: ReadonlyMap<string, string>;
-  /** Turns a row selected with `t.column as "Property"` into typed values, in place. */
-  readonly readRow: (row: Record<string, unknown>) => EdmRecord;
+  /** The record of a row that selects the stored columns first (`t.column as "Property"`, or packed). */
+  readonly recordOf: (layout: RowLayout) => (row: unknown) => EdmRecord;
   /** One stored value of a property, typed. */
   readonly readValue: (property: string, raw: unknown) => EdmValue;
 }
@@ -66,17 +66,38 @@ function converter(property: Property, dialect: StorageDialect): Converter | und
   }
 }
 
+/** How a read's rows hold their values: arrays in select-list order, or objects by column name. */
+export type RowLayout = 'values' | 'names';
+
 /**
- * The conversions of a row in place, with the property names written into the code
- * (odata/compiled-access.ts): in a loop by name each load and store was megamorphic, about a
- * tenth of turning a page of time entries into records.
+ * Records from rows whose first columns are the stored properties, by a function compiled per
+ * set and layout with the names written into the code (odata/compiled-access.ts): one object
+ * literal of every property in model order, stored values typed, computed ones null until
+ * computed-values.ts fills them in. Converting a row object in place, in a loop by name, made
+ * each load and store megamorphic and every record a second object.
  */
-function compileReadRow(conversions: readonly (readonly [string, Converter])[]): (row: Record<string, unknown>) => EdmRecord {
-  const lines = conversions.map(([name], i) => `${storeCode('row', name, `converters[${i}](${loadCode('row', name)})`)};`);
-  const convert = compileFunction<(row: Record<string, unknown>, converters: readonly Converter[]) => EdmRecord>(
-    ['row', 'converters'], `${lines.join('\n')}\nreturn row;`);
-  const converters = conversions.map(([, c]) => c);
-  return (row) => convert(row, converters);
+function compileRecordBuilder(
+  type: EntityType,
+  stored: readonly StoredProperty[],
+  converters: ReadonlyMap<string, Converter>,
+  layout: RowLayout,
+): (row: unknown) => EdmRecord {
+  const position = new Map(stored.map((s, i) => [s.property.name, i]));
+  const used: Converter[] = [];
+  const parts = type.properties.map((property) => {
+    // A literal's `"__proto__": v` would set the prototype; a computed key makes an own property.
+    const key = property.name === '__proto__' ? '["__proto__"]' : JSON.stringify(property.name);
+    const i = position.get(property.name);
+    if (i === undefined) return `${key}: null`;
+    const load = layout === 'values' ? `row[${i}]` : loadCode('row', property.name);
+    const convert = converters.get(property.name);
+    if (convert === undefined) return `${key}: ${load}`;
+    used.push(convert);
+    return `${key}: converters[${used.length - 1}](${load})`;
+  });
+  const build = compileFunction<(row: unknown, converters: readonly Converter[]) => EdmRecord>(
+    ['row', 'converters'], `return {\n${parts.join(',\n')}\n};`);
+  return (row) => build(row, used);
 }
 
 function entityTable(index: ModelIndex, set: EntitySet, dialect: StorageDialect): EntityTable {
@@ -87,18 +108,22 @@ function entityTable(index: ModelIndex, set: EntitySet, dialect: StorageDialect)
   const stored = type.properties
     .filter((property) => !computed.includes(property.name))
     .map((property) => ({ property, column: columnName(property.name) }));
-  const conversions = stored.flatMap(({ property }) => {
+  const converters = new Map(stored.flatMap(({ property }) => {
     const convert = converter(property, dialect);
     return convert === undefined ? [] : [[property.name, convert] as const];
-  });
-  const converters = new Map(conversions);
+  }));
+  const builders = new Map<RowLayout, (row: unknown) => EdmRecord>();
   return {
     set,
     type,
     table,
     stored,
     columns: new Map(stored.map((s) => [s.property.name, s.column])),
-    readRow: compileReadRow(conversions),
+    recordOf(layout) {
+      let build = builders.get(layout);
+      if (build === undefined) builders.set(layout, (build = compileRecordBuilder(type, stored, converters, layout)));
+      return build;
+    },
     readValue(property, raw) {
       const convert = converters.get(property);
       return convert === undefined ? (raw as EdmValue) : convert(raw);
