@@ -56,10 +56,19 @@ function loopPropertiesWriter(parts: readonly PropertyPart[]): PropertiesWriter 
 
 const EVERYTHING = new Map<string, undefined>();
 
+/** The selection of everything, made once per type: it is asked for every entry written. */
+const everythingOf = new WeakMap<object, Selection<unknown>>();
+
 /** `paths`: the `$select` paths at this level (`Name`, `Client`, `Client/Name`, `*`); absent = all. */
 export function select<N extends { readonly name: string }>(parts: TypeParts<N>, paths: readonly string[] | undefined): Selection<N> {
-  const everything = { hasProperties: parts.properties.length > 0, writeProperties: parts.writeAll, navigations: parts.navigations };
-  if (paths === undefined) return { ...everything, below: EVERYTHING };
+  if (paths === undefined) {
+    let all = everythingOf.get(parts) as Selection<N> | undefined;
+    if (all === undefined) {
+      all = { hasProperties: parts.properties.length > 0, writeProperties: parts.writeAll, navigations: parts.navigations, below: EVERYTHING };
+      everythingOf.set(parts, all);
+    }
+    return all;
+  }
   // head -> deeper paths; undefined when the head is selected as a whole (`Client`).
   const heads = new Map<string, string[] | undefined>();
   for (const path of paths) {
@@ -74,7 +83,7 @@ export function select<N extends { readonly name: string }>(parts: TypeParts<N>,
     deeper.push(path.slice(slash + 1));
     heads.set(head, deeper);
   }
-  if (heads.has('*')) return { ...everything, below: heads };
+  if (heads.has('*')) return { ...select(parts, undefined), below: heads };
   const properties = parts.properties.filter((p) => heads.has(p.name));
   return {
     hasProperties: properties.length > 0,
