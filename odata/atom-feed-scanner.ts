@@ -101,7 +101,7 @@ class FeedScanner {
         } else if (local === 'content') {
           if (!tags.selfClosing) {
             const contentName = tags.tag.raw;
-                  while (tags.nextTag()) {
+            while (tags.nextTag()) {
               if (tags.tag.ns !== NS_METADATA || tags.tag.local !== 'properties' || properties) decline();
               properties = this.properties();
             }

@@ -53,7 +53,7 @@ interface SelectList {
   readonly rowsOf: (rows: Record<string, unknown>[]) => Row[];
   /** The record of a row, computed properties still null. */
   readonly recordOf: (row: Row) => EdmRecord;
-  /** The value of a column of a row that is not a stored property (helper and order columns). */
+  /** The value of a column of a row as stored (a property, a helper or an order column). */
   readonly valueOf: (row: Row, column: string) => unknown;
 }
 
@@ -97,9 +97,8 @@ export class EntityReader {
     if (query.limit !== undefined && rows.length > query.limit) {
       const first = rows[query.limit] as Row;
       rows.length = query.limit;
-      const firstRecord = select.recordOf(first);
       next = query.orderBy.map((item, i) => {
-        if (item.path.length === 1) return firstRecord[item.path[0] as string] as EdmValue;
+        if (item.path.length === 1) return table.readValue(item.path[0] as string, select.valueOf(first, item.path[0] as string));
         const { set, property } = this.propertyAt(query.set, item.path);
         return this.tables.of(set).readValue(property.name, select.valueOf(first, orderColumnOf[i] as string));
       });
