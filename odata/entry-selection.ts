@@ -87,7 +87,9 @@ export function select<N extends { readonly name: string }>(parts: TypeParts<N>,
   const properties = parts.properties.filter((p) => heads.has(p.name));
   return {
     hasProperties: properties.length > 0,
-    writeProperties: loopPropertiesWriter(properties),
+    // A client that names every property (the gateway always does, to leave out the navigation
+    // links) gets the compiled writer.
+    writeProperties: properties.length === parts.properties.length ? parts.writeAll : loopPropertiesWriter(properties),
     navigations: parts.navigations.filter((n) => heads.has(n.name)),
     below: heads,
   };

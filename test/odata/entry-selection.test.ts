@@ -55,6 +55,22 @@ describe('writers: a $select of every property writes what no $select writes', (
     expect(properties(atom.entry(project, { serviceRoot: ROOT, select: names, updated })))
       .toEqual(properties(atom.entry(project, { serviceRoot: ROOT, updated })));
   });
+
+  it('a subset of the properties (written by a loop, not the compiled writer) writes the same values', () => {
+    const json = createJsonWriter(timeTracking, projects);
+    const whole = JSON.parse(json.entry(project, { serviceRoot: ROOT, select: names })).d as Record<string, unknown>;
+    const atom = createAtomWriter(timeTracking, projects);
+    const updated = new Date(Date.UTC(2026, 10, 25));
+    const wholeAtom = atom.entry(project, { serviceRoot: ROOT, select: names, updated });
+    for (const left of names) {
+      const subset = names.filter((name) => name !== left);
+      const { [left]: _left, ...expected } = whole;
+      expect(JSON.parse(json.entry(project, { serviceRoot: ROOT, select: subset })).d).toEqual(expected);
+      const element = new RegExp(`<d:${left}[ >/].*?(</d:${left}>|/>)`);
+      expect(element.test(wholeAtom), left).toBe(true);
+      expect(atom.entry(project, { serviceRoot: ROOT, select: subset, updated })).toBe(wholeAtom.replace(element, ''));
+    }
+  });
 });
 
 describe('millisecondsText', () => {
