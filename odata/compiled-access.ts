@@ -1,8 +1,9 @@
-// Readers and builders compiled per entity set (json-reader, xml-values, the REST shapes, the
-// service's row builder) write every property name into their code: a load or store by a constant
-// name is a fast named access, where a loop over the names made each one megamorphic. Names go
-// in as JSON string literals, so none can break out of its quotes; names of Object.prototype's
-// members are read and written as own properties only.
+// Readers and builders compiled per entity set (json-reader, xml-properties, the writers'
+// property writers, the REST shapes, the service's row and record builders) write every property
+// name into their code: a load or store by a constant name is a fast named access, where a loop
+// over the names made each one megamorphic. Names go in as JSON string literals, so none can
+// break out of its quotes; names of Object.prototype's members are read and written as own
+// properties only.
 
 /**
  * Code reading own property `name` of `object` (undefined when it has none). A name that
@@ -19,6 +20,11 @@ export function storeCode(object: string, name: string, value: string): string {
   return name === '__proto__'
     ? `Object.defineProperty(${object}, "__proto__", { value: ${value}, enumerable: true, writable: true, configurable: true })`
     : `${object}[${JSON.stringify(name)}] = ${value}`;
+}
+
+/** Code of `name` as a key of an object literal (`"__proto__": v` would set the prototype). */
+export function keyCode(name: string): string {
+  return name === '__proto__' ? '["__proto__"]' : JSON.stringify(name);
 }
 
 /** A function compiled from generated code. */

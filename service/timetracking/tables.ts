@@ -2,7 +2,7 @@
 // (`ClientID` -> `client_id`, `TimeEntryCustom1Label` -> `time_entry_custom1_label`), so the
 // model is not copied here; only the table of each set and the properties the service computes
 // instead of storing are named.
-import { compileFunction, loadCode } from '../../odata/compiled-access.js';
+import { compileFunction, keyCode, loadCode } from '../../odata/compiled-access.js';
 import type { EdmRecord, EdmValue } from '../../odata/edm.js';
 import type { ModelIndex } from '../../odata/model-index.js';
 import type { EntitySet, EntityType, Property } from '../../odata/model.js';
@@ -85,8 +85,7 @@ function compileRecordBuilder(
   const position = new Map(stored.map((s, i) => [s.property.name, i]));
   const used: Converter[] = [];
   const parts = type.properties.map((property) => {
-    // A literal's `"__proto__": v` would set the prototype; a computed key makes an own property.
-    const key = property.name === '__proto__' ? '["__proto__"]' : JSON.stringify(property.name);
+    const key = keyCode(property.name);
     const i = position.get(property.name);
     if (i === undefined) return `${key}: null`;
     const load = layout === 'values' ? `row[${i}]` : loadCode('row', property.name);
