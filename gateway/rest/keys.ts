@@ -82,7 +82,7 @@ export function entityKeys(index: ModelIndex, set: EntitySet): EntityKeys {
         const text = params[key.property.restName] ?? '';
         const value = pathValue(key.type, text);
         if (value === undefined || value === null) {
-          errors.push({ pointer: `/${key.property.restName}`, detail: `path parameter '${key.property.restName}' must be a ${key.type} value` });
+          errors.push({ pointer: `/${key.property.restName}`, detail: `path parameter '${key.property.restName}' must be an ${key.type} value` });
         } else values[key.property.name] = value;
       }
       if (errors.length > 0) throw new InvalidPathError((errors[0] as FieldError).detail, errors);

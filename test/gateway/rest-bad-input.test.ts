@@ -123,7 +123,8 @@ describe.each(testDatabases)('REST face refuses bad input before the upstream on
       const problem = await refused(() => fetch(`${t.origin}${path}`, { headers: { 'x-serviceapikey': key } }), 404);
       expect(problem.type).toBe('urn:timegate:problem:route-not-found');
     }
-    expect((await refused(() => rest.get('/projects/abc', key), 400)).errors?.[0]?.pointer).toBe('/id');
+    const badKey = await refused(() => rest.get('/projects/abc', key), 400);
+    expect(badKey.errors?.[0]).toEqual({ pointer: '/id', detail: "path parameter 'id' must be an Edm.Int32 value" });
     await refused(() => rest.get('/projects/99999999999', key), 400);
     const forbidden = await refused(() => fetch(`${t.restRoot}/projects?ApiKey=${key}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"x"}' }), 403);
     expect(forbidden.instance).toBe('/api/v1/projects');
