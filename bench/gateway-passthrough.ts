@@ -2,8 +2,8 @@
 // through a bare proxy (bench/bare-proxy-server.ts: the hop alone) and through the gateway's
 // passthrough face (every edge feature on, the cache off, so each request reaches the service).
 // Latency is measured by one client sending requests one after another (autocannon's histogram
-// has 1 ms steps, too coarse for a target of 0.5 ms), in alternating rounds; an added p50 is the
-// median of the per-round differences to the direct call. Two services: one run as `timegate
+// has 1 ms steps, too coarse for a target of 0.5 ms), one to each side in turn; an added p50 is
+// the median over rounds of the difference to the direct call. Two services: one run as `timegate
 // start` runs it behind the gateway (it believes X-Forwarded-Host and writes the gateway's root
 // itself), one that does not (the gateway rewrites every URI, as for any V2 server that ignores
 // the header). Throughput at 10 connections is reported beside it. The gateways and bare proxies
@@ -15,7 +15,7 @@ import { testDatabases } from '../test/helpers/databases.js';
 import type { TestService } from '../test/helpers/service.js';
 import { startTestService } from '../test/helpers/service.js';
 import type { LoadRequest, RunningServer } from './http-load.js';
-import { load, percentile, pinThisProcess, sequentialLatencies, startPinnedServer } from './http-load.js';
+import { interleavedLatencies, load, percentile, pinThisProcess, startPinnedServer } from './http-load.js';
 import { formatRate, formatRatio, markdownTable, median } from './report.js';
 import type { BenchSuite } from './suite.js';
 
@@ -56,14 +56,15 @@ interface Measured {
 }
 
 async function measureLatency(pools: Record<Side, Pool>, request: LoadRequest): Promise<Measured> {
-  for (const side of SIDES) await sequentialLatencies(pools[side], request, WARMUP_REQUESTS);
+  const sides = SIDES.map((side) => ({ pool: pools[side], request }));
+  await interleavedLatencies(sides, WARMUP_REQUESTS);
   const measured: Measured = { p50: { direct: [], bare: [], gateway: [] }, p99: { direct: [], bare: [], gateway: [] } };
   for (let round = 0; round < ROUNDS; round++) {
-    for (const side of round % 2 === 0 ? SIDES : [...SIDES].reverse()) {
-      const latencies = await sequentialLatencies(pools[side], request, REQUESTS_PER_ROUND);
-      measured.p50[side].push(percentile(latencies, 0.5));
-      measured.p99[side].push(percentile(latencies, 0.99));
-    }
+    const latencies = await interleavedLatencies(sides, REQUESTS_PER_ROUND);
+    SIDES.forEach((side, i) => {
+      measured.p50[side].push(percentile(latencies[i] as number[], 0.5));
+      measured.p99[side].push(percentile(latencies[i] as number[], 0.99));
+    });
   }
   return measured;
 }
@@ -118,7 +119,7 @@ export const gatewayPassthrough: BenchSuite = {
       ].map((scenario) => ({ ...scenario, request: { ...scenario.request, headers: { 'x-serviceapikey': scenario.upstream.service.admin.apiKey } } }));
       for (const scenario of scenarios) await checkSameAnswer(scenario);
 
-      console.log(`one client, requests one after another: ${ROUNDS} alternating rounds of ${REQUESTS_PER_ROUND} per side (after ${WARMUP_REQUESTS} warm-up); gateways and bare proxies on core ${PROXY_CORE}, services and client on core ${LOAD_CORE}; medians of the rounds. The first three rows: the service as \`timegate start\` runs it behind the gateway (it writes the gateway's root itself, from X-Forwarded-Host); the last two: a service that ignores X-Forwarded-Host, so the gateway rewrites every URI of the body.\n`);
+      console.log(`one client, requests one after another, one to each side in turn: ${ROUNDS} rounds of ${REQUESTS_PER_ROUND} per side (after ${WARMUP_REQUESTS} warm-up); gateways and bare proxies on core ${PROXY_CORE}, services and client on core ${LOAD_CORE}; medians of the rounds. The first three rows: the service as \`timegate start\` runs it behind the gateway (it writes the gateway's root itself, from X-Forwarded-Host); the last two: a service that ignores X-Forwarded-Host, so the gateway rewrites every URI of the body.\n`);
       const rows: string[][] = [];
       for (const scenario of scenarios) {
         const { service, bare, gateway } = scenario.upstream;

@@ -2,15 +2,15 @@
 // through the gateway's REST face, which validates, translates, calls the service and reshapes
 // the answer: a list of 100 time entries against the OData page of 100, one project by id
 // against the OData entity, with the gateway speaking JSON and then Atom to the service. One
-// client sends requests one after another in alternating rounds; the added p50 is the median of
-// the per-round differences (target: at most 1 ms). The gateway runs as its own process pinned
+// client sends requests one after another, to each side in turn; the added p50 is the median
+// over rounds of the difference (target: at most 1 ms). The gateway runs as its own process pinned
 // to core 0; the service and the client run in this process on core 1.
 import { Pool } from 'undici';
 import { fileURLToPath } from 'node:url';
 import { testDatabases } from '../test/helpers/databases.js';
 import { startTestService } from '../test/helpers/service.js';
 import type { LoadRequest, RunningServer } from './http-load.js';
-import { percentile, pinThisProcess, sequentialLatencies, startPinnedServer } from './http-load.js';
+import { interleavedLatencies, percentile, pinThisProcess, startPinnedServer } from './http-load.js';
 import { markdownTable, median } from './report.js';
 import type { BenchSuite } from './suite.js';
 
@@ -54,7 +54,7 @@ export const gatewayRest: BenchSuite = {
       });
       const direct = new Pool(service.origin, { connections: 1 });
       pools.push(direct);
-      console.log(`one client, requests one after another: ${ROUNDS} alternating rounds of ${REQUESTS_PER_ROUND} per side (after ${WARMUP_REQUESTS} warm-up); gateway on core ${GATEWAY_CORE}, service and client on core ${LOAD_CORE}; medians of the rounds.\n`);
+      console.log(`one client, requests one after another, to each side in turn: ${ROUNDS} rounds of ${REQUESTS_PER_ROUND} per side (after ${WARMUP_REQUESTS} warm-up); gateway on core ${GATEWAY_CORE}, service and client on core ${LOAD_CORE}; medians of the rounds.\n`);
       const rows: string[][] = [];
       for (const format of ['json', 'atom'] as const) {
         const gateway = await startPinnedServer(GATEWAY_CORE, (port) => ['--import', 'tsx', SERVER_SCRIPT, service.root, String(port), format]);
@@ -65,17 +65,16 @@ export const gatewayRest: BenchSuite = {
           // The REST answer must hold what the service holds.
           const body = (await (await fetch(gateway.origin + scenario.rest.path, { headers })).json()) as { items?: unknown[]; id?: number };
           if ((body.items?.length ?? (body.id === undefined ? 0 : 1)) !== scenario.items) fail(`${scenario.rest.path}: expected ${scenario.items} item(s)`);
-          await sequentialLatencies(direct, scenario.direct, WARMUP_REQUESTS);
-          await sequentialLatencies(through, scenario.rest, WARMUP_REQUESTS);
+          const sides = [{ pool: direct, request: scenario.direct }, { pool: through, request: scenario.rest }];
+          await interleavedLatencies(sides, WARMUP_REQUESTS);
           const p50 = { direct: [] as number[], rest: [] as number[] };
           const p99 = { direct: [] as number[], rest: [] as number[] };
           for (let round = 0; round < ROUNDS; round++) {
-            const sides = round % 2 === 0 ? (['direct', 'rest'] as const) : (['rest', 'direct'] as const);
-            for (const side of sides) {
-              const latencies = await sequentialLatencies(side === 'direct' ? direct : through, scenario[side], REQUESTS_PER_ROUND);
-              p50[side].push(percentile(latencies, 0.5));
-              p99[side].push(percentile(latencies, 0.99));
-            }
+            const [fromService, fromGateway] = (await interleavedLatencies(sides, REQUESTS_PER_ROUND)) as [number[], number[]];
+            p50.direct.push(percentile(fromService, 0.5));
+            p99.direct.push(percentile(fromService, 0.99));
+            p50.rest.push(percentile(fromGateway, 0.5));
+            p99.rest.push(percentile(fromGateway, 0.99));
           }
           const added = median(p50.rest.map((value, i) => value - (p50.direct[i] as number)));
           rows.push([

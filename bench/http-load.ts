@@ -206,18 +206,31 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] as number;
 }
 
+/** One side of a latency comparison: a one-connection pool and the request it is sent. */
+export interface LatencySide {
+  readonly pool: Pool;
+  readonly request: LoadRequest;
+}
+
 /**
- * Latencies (ms, ascending) of `count` GETs sent one after another on one kept-alive connection:
- * added latency shows here, where a loaded run would measure queueing.
+ * Latencies (ms, ascending, one list per side) of `count` GETs to each side, sent one after
+ * another on kept-alive connections and interleaved (one to each side in turn, the side that goes
+ * first rotating): added latency shows here, where a loaded run would measure queueing. On a
+ * machine whose speed drifts within seconds (a VM beside busy neighbours) every side meets the
+ * same drift; blocks of requests per side charged it to whichever side ran then.
  */
-export async function sequentialLatencies(pool: Pool, request: LoadRequest, count: number): Promise<number[]> {
-  const latencies: number[] = [];
+export async function interleavedLatencies(sides: readonly LatencySide[], count: number): Promise<number[][]> {
+  const latencies: number[][] = sides.map(() => []);
   for (let i = 0; i < count; i++) {
-    const started = process.hrtime.bigint();
-    const response = await pool.request({ method: 'GET', path: request.path, headers: request.headers ?? {} });
-    await response.body.arrayBuffer();
-    latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
-    if (response.statusCode !== 200) throw new Error(`${request.path}: ${response.statusCode}`);
+    for (let turn = 0; turn < sides.length; turn++) {
+      const index = (i + turn) % sides.length;
+      const { pool, request } = sides[index] as LatencySide;
+      const started = process.hrtime.bigint();
+      const response = await pool.request({ method: 'GET', path: request.path, headers: request.headers ?? {} });
+      await response.body.arrayBuffer();
+      (latencies[index] as number[]).push(Number(process.hrtime.bigint() - started) / 1e6);
+      if (response.statusCode !== 200) throw new Error(`${request.path}: ${response.statusCode}`);
+    }
   }
-  return latencies.sort((a, b) => a - b);
+  return latencies.map((list) => list.sort((a, b) => a - b));
 }
