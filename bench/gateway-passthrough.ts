@@ -15,7 +15,7 @@ import { testDatabases } from '../test/helpers/databases.js';
 import type { TestService } from '../test/helpers/service.js';
 import { startTestService } from '../test/helpers/service.js';
 import type { LoadRequest, RunningServer } from './http-load.js';
-import { interleavedLatencies, load, percentile, pinThisProcess, startPinnedServer } from './http-load.js';
+import { latencyRounds, load, pinThisProcess, startPinnedServer } from './http-load.js';
 import { formatRate, formatRatio, markdownTable, median } from './report.js';
 import type { BenchSuite } from './suite.js';
 
@@ -56,17 +56,9 @@ interface Measured {
 }
 
 async function measureLatency(pools: Record<Side, Pool>, request: LoadRequest): Promise<Measured> {
-  const sides = SIDES.map((side) => ({ pool: pools[side], request }));
-  await interleavedLatencies(sides, WARMUP_REQUESTS);
-  const measured: Measured = { p50: { direct: [], bare: [], gateway: [] }, p99: { direct: [], bare: [], gateway: [] } };
-  for (let round = 0; round < ROUNDS; round++) {
-    const latencies = await interleavedLatencies(sides, REQUESTS_PER_ROUND);
-    SIDES.forEach((side, i) => {
-      measured.p50[side].push(percentile(latencies[i] as number[], 0.5));
-      measured.p99[side].push(percentile(latencies[i] as number[], 0.99));
-    });
-  }
-  return measured;
+  const { p50, p99 } = await latencyRounds(SIDES.map((side) => ({ pool: pools[side], request })), ROUNDS, REQUESTS_PER_ROUND, WARMUP_REQUESTS);
+  const bySide = (perSide: number[][]) => Object.fromEntries(SIDES.map((side, i) => [side, perSide[i] as number[]])) as Record<Side, number[]>;
+  return { p50: bySide(p50), p99: bySide(p99) };
 }
 
 async function startUpstream(trustProxy: boolean): Promise<Upstream> {

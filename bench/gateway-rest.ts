@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { testDatabases } from '../test/helpers/databases.js';
 import { startTestService } from '../test/helpers/service.js';
 import type { LoadRequest, RunningServer } from './http-load.js';
-import { interleavedLatencies, percentile, pinThisProcess, startPinnedServer } from './http-load.js';
+import { latencyRounds, pinThisProcess, startPinnedServer } from './http-load.js';
 import { markdownTable, median } from './report.js';
 import type { BenchSuite } from './suite.js';
 
@@ -65,24 +65,17 @@ export const gatewayRest: BenchSuite = {
           // The REST answer must hold what the service holds.
           const body = (await (await fetch(gateway.origin + scenario.rest.path, { headers })).json()) as { items?: unknown[]; id?: number };
           if ((body.items?.length ?? (body.id === undefined ? 0 : 1)) !== scenario.items) fail(`${scenario.rest.path}: expected ${scenario.items} item(s)`);
-          const sides = [{ pool: direct, request: scenario.direct }, { pool: through, request: scenario.rest }];
-          await interleavedLatencies(sides, WARMUP_REQUESTS);
-          const p50 = { direct: [] as number[], rest: [] as number[] };
-          const p99 = { direct: [] as number[], rest: [] as number[] };
-          for (let round = 0; round < ROUNDS; round++) {
-            const [fromService, fromGateway] = (await interleavedLatencies(sides, REQUESTS_PER_ROUND)) as [number[], number[]];
-            p50.direct.push(percentile(fromService, 0.5));
-            p99.direct.push(percentile(fromService, 0.99));
-            p50.rest.push(percentile(fromGateway, 0.5));
-            p99.rest.push(percentile(fromGateway, 0.99));
-          }
-          const added = median(p50.rest.map((value, i) => value - (p50.direct[i] as number)));
+          const { p50, p99 } = await latencyRounds([{ pool: direct, request: scenario.direct }, { pool: through, request: scenario.rest }],
+            ROUNDS, REQUESTS_PER_ROUND, WARMUP_REQUESTS);
+          const [p50Service, p50Gateway] = p50 as [number[], number[]];
+          const [p99Service, p99Gateway] = p99 as [number[], number[]];
+          const added = median(p50Gateway.map((value, i) => value - (p50Service[i] as number)));
           rows.push([
             scenario.name,
-            median(p50.direct).toFixed(3),
-            median(p50.rest).toFixed(3),
+            median(p50Service).toFixed(3),
+            median(p50Gateway).toFixed(3),
             added.toFixed(3),
-            `${median(p99.direct).toFixed(2)} / ${median(p99.rest).toFixed(2)}`,
+            `${median(p99Service).toFixed(2)} / ${median(p99Gateway).toFixed(2)}`,
             `≤ ${TARGET_ADDED_P50_MS} ms: ${added <= TARGET_ADDED_P50_MS ? 'met' : 'NOT met'}`,
           ]);
         }

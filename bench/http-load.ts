@@ -219,7 +219,7 @@ export interface LatencySide {
  * machine whose speed drifts within seconds (a VM beside busy neighbours) every side meets the
  * same drift; blocks of requests per side charged it to whichever side ran then.
  */
-export async function interleavedLatencies(sides: readonly LatencySide[], count: number): Promise<number[][]> {
+async function interleavedLatencies(sides: readonly LatencySide[], count: number): Promise<number[][]> {
   const latencies: number[][] = sides.map(() => []);
   for (let i = 0; i < count; i++) {
     for (let turn = 0; turn < sides.length; turn++) {
@@ -233,4 +233,24 @@ export async function interleavedLatencies(sides: readonly LatencySide[], count:
     }
   }
   return latencies.map((list) => list.sort((a, b) => a - b));
+}
+
+/** Per side, the p50 and p99 (ms) of each round of interleavedLatencies. */
+export interface LatencyRounds {
+  readonly p50: number[][];
+  readonly p99: number[][];
+}
+
+/** `warmup` interleaved requests per side, then `rounds` rounds of `perRound`, summarised. */
+export async function latencyRounds(sides: readonly LatencySide[], rounds: number, perRound: number, warmup: number): Promise<LatencyRounds> {
+  await interleavedLatencies(sides, warmup);
+  const measured: LatencyRounds = { p50: sides.map(() => []), p99: sides.map(() => []) };
+  for (let round = 0; round < rounds; round++) {
+    const latencies = await interleavedLatencies(sides, perRound);
+    latencies.forEach((sorted, i) => {
+      (measured.p50[i] as number[]).push(percentile(sorted, 0.5));
+      (measured.p99[i] as number[]).push(percentile(sorted, 0.99));
+    });
+  }
+  return measured;
 }
