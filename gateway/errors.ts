@@ -98,6 +98,22 @@ export class MethodNotAllowedError extends GatewayError {
   }
 }
 
+/** The gateway's key list does not hold the caller's key (or there is none). */
+export class KeyNotAllowedError extends GatewayError {
+  override readonly name = 'KeyNotAllowedError';
+  constructor() {
+    super(401, 'unauthorized', 'Unauthorized', 'this API key is not accepted by the gateway');
+  }
+}
+
+/** A key with characters no API key has, which no upstream credential could carry either. */
+export class MalformedKeyError extends GatewayError {
+  override readonly name = 'MalformedKeyError';
+  constructor() {
+    super(401, 'malformed-key', 'Unauthorized', 'the API key holds characters an API key cannot have (only printable ASCII)');
+  }
+}
+
 /** The API key came in the query string of a write, which the contract allows for reads only. */
 export class QueryKeyForWriteError extends GatewayError {
   override readonly name = 'QueryKeyForWriteError';

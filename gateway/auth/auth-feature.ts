@@ -3,18 +3,9 @@
 // form), and with a gateway key list, a request whose key is not on it is refused with 401
 // before anything else is done for it. The passthrough normalises what it forwards itself.
 import type { GatewayFeature } from '../features.js';
-import { GatewayError } from '../errors.js';
 import { sendFaceRefusal } from '../face-refusal.js';
 import { KEY_HEADER } from './caller-key.js';
-import { CredentialNormaliser } from './credential-normaliser.js';
-
-/** The gateway's key list does not hold the caller's key (or there is none). */
-export class KeyNotAllowedError extends GatewayError {
-  override readonly name = 'KeyNotAllowedError';
-  constructor() {
-    super(401, 'unauthorized', 'Unauthorized', 'this API key is not accepted by the gateway');
-  }
-}
+import { CredentialNormaliser, refusalOf } from './credential-normaliser.js';
 
 /** The gateway's own endpoints answer without a key. */
 const OPEN_PATHS = /^\/(?:healthz|readyz|metrics|openapi\.json|docs)(?:[/?]|$)/;
@@ -37,7 +28,8 @@ export function authFeature(): GatewayFeature {
         }
         if (!checksKeys) return;
         const admission = normaliser.admit(request.method, normaliser.callerOf(headers, request.url));
-        if (!admission.allowed && admission.reason === 'unknown-key') return sendFaceRefusal(new KeyNotAllowedError(), request, reply);
+        // The query-key write rule needs the face's reading of the method: each face applies it.
+        if (!admission.allowed && admission.reason !== 'query-key-write') return sendFaceRefusal(refusalOf(admission.reason), request, reply);
       });
     },
   };

@@ -16,6 +16,18 @@ export const KEY_QUERY_PARAMETER = 'apikey';
 
 type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
+const SENDABLE_KEY = /^[\x20-\x7e]+$/;
+
+/**
+ * Whether a key can go upstream: printable ASCII, as every API key is. Anything else (a Basic
+ * password or a query key decoded to `€`, a NUL, a line break) is refused at the edge: undici
+ * refuses a header value it cannot send, and as of 7.30 keeps the pool connection it had taken
+ * for that request, so a few dozen such calls would hang every later call to the upstream.
+ */
+export function isSendableKey(key: string): boolean {
+  return SENDABLE_KEY.test(key);
+}
+
 function first(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }

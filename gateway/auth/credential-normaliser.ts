@@ -6,7 +6,9 @@
 import type { UpstreamCredentialConfig } from '../config.js';
 import type { AuthConfig } from './auth-config.js';
 import type { CallerKey } from './caller-key.js';
-import { callerKeyOf, KEY_HEADER } from './caller-key.js';
+import { callerKeyOf, isSendableKey, KEY_HEADER } from './caller-key.js';
+import type { GatewayError } from '../errors.js';
+import { KeyNotAllowedError, MalformedKeyError, QueryKeyForWriteError } from '../errors.js';
 import type { KeyCheck } from './key-check.js';
 import { createKeyCheck } from './key-check.js';
 import { queryKeyOf, withoutQueryKeyInUrl } from './query-key.js';
@@ -24,7 +26,19 @@ export function isWriteMethod(method: string): boolean {
 
 export type Admission =
   | { readonly allowed: true; readonly caller: CallerKey | undefined }
-  | { readonly allowed: false; readonly reason: 'query-key-write' | 'unknown-key' };
+  | { readonly allowed: false; readonly reason: 'malformed-key' | 'query-key-write' | 'unknown-key' };
+
+/** The error a refused admission answers with (each face writes it in its own format). */
+export function refusalOf(reason: Extract<Admission, { allowed: false }>['reason']): GatewayError {
+  switch (reason) {
+    case 'malformed-key':
+      return new MalformedKeyError();
+    case 'query-key-write':
+      return new QueryKeyForWriteError();
+    case 'unknown-key':
+      return new KeyNotAllowedError();
+  }
+}
 
 export class CredentialNormaliser {
   /** Lower-case names of the headers a caller may put the key in. */
@@ -49,8 +63,9 @@ export class CredentialNormaliser {
     return key === undefined ? undefined : { key, form: 'query' };
   }
 
-  /** Whether the request may go upstream at all: the query-key write rule, the optional key check. */
+  /** Whether the request may go upstream at all: a sendable key, the query-key write rule, the optional key check. */
   admit(method: string, caller: CallerKey | undefined): Admission {
+    if (caller !== undefined && !isSendableKey(caller.key)) return { allowed: false, reason: 'malformed-key' };
     if (caller?.form === 'query' && isWriteMethod(method)) return { allowed: false, reason: 'query-key-write' };
     if (this.checksKeys && !this.isAllowedKey(caller?.key)) return { allowed: false, reason: 'unknown-key' };
     return { allowed: true, caller };

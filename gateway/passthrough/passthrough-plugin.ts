@@ -10,8 +10,10 @@ import type { FastifyReplyFromHooks } from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Pool } from 'undici';
 import type { CredentialNormaliser } from '../auth/credential-normaliser.js';
+import { refusalOf } from '../auth/credential-normaliser.js';
 import type { ForwardedCredential } from '../auth/upstream-credential.js';
 import type { UpstreamConfig } from '../config.js';
+import { sendFaceRefusal } from '../face-refusal.js';
 import type { GatewayMetrics } from '../ops/metrics.js';
 import type { CircuitBreaker } from '../resilience/circuit-breaker.js';
 import { isFailureStatus } from '../resilience/circuit-breaker.js';
@@ -251,11 +253,7 @@ export async function passthroughPlugin(app: FastifyInstance, options: Passthrou
   async function proxy(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const caller = normaliser.callerOf(request.headers, request.url);
     const admission = normaliser.admit(request.method, caller);
-    if (!admission.allowed) {
-      return admission.reason === 'query-key-write'
-        ? sendODataError(request, reply, { status: 403, code: 'QUERY_KEY_WRITE', message: 'the ApiKey query parameter grants read access only; send the key in a header to write' })
-        : sendODataError(request, reply, { status: 401, code: 'UNAUTHORIZED', message: 'this API key is not accepted by the gateway' });
-    }
+    if (!admission.allowed) return sendFaceRefusal(refusalOf(admission.reason), request, reply);
     const tail = tailOf(request);
     if (isMalformedPath(tail)) return sendODataError(request, reply, { status: 400, code: 'ODATA_URI_SYNTAX', message: 'the request URI has a malformed percent-encoding' });
     const permit = breaker.acquire();

@@ -125,6 +125,24 @@ describe.each(testDatabases)('auth normalisation on $name', (kind) => {
     expect(service.requestCount()).toBe(before);
   });
 
+  it('refuses a key no credential header can carry with 401 at the edge, and keeps serving others after many of them', async () => {
+    const edge = await edgeWith('header');
+    const keys: readonly [string, KeyForm][] = [['tg_€', 'basic'], ['tg_line\nbreak', 'basic'], ['tg_\u0000', 'query'], ['tg_é', 'bearer']];
+    const before = service.requestCount();
+    // More than the upstream pool's 32 connections: each refused call once kept one of them, and
+    // counted against the circuit breaker as an upstream failure.
+    for (let i = 0; i < 40; i++) {
+      const [key, form] = keys[i % keys.length] as [string, KeyForm];
+      const reply = await new ODataClient(edge.root, key, form).get('/Projects', { format: 'json' });
+      expectError(reply, 401, 'json');
+      expect(reply.text).toContain('printable ASCII');
+    }
+    expect(service.requestCount()).toBe(before);
+    const reply = await new ODataClient(edge.root, service.jana.apiKey, 'basic').get('/Projects?$format=json&$top=1');
+    expectStatus(reply, 200);
+    expect(readFeed(reply, 'Projects').records.length).toBe(1);
+  });
+
   it('delegates to the upstream by default: an unknown key gets the upstream 401', async () => {
     const edge = await edgeWith('header');
     const reply = await new ODataClient(edge.root, 'tg_not_a_key', 'bearer').get('/Projects', { format: 'json' });

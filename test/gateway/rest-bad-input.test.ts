@@ -129,4 +129,18 @@ describe.each(testDatabases)('REST face refuses bad input before the upstream on
     const forbidden = await refused(() => fetch(`${t.restRoot}/projects?ApiKey=${key}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"x"}' }), 403);
     expect(forbidden.instance).toBe('/api/v1/projects');
   });
+
+  it('refuses a key no credential header can carry with 401, and keeps serving others after many of them', async () => {
+    const basic = (password: string) => ({ authorization: `Basic ${Buffer.from(`any-user:${password}`).toString('base64')}` });
+    const carriers = [basic('tg_€'), basic('tg_line\nbreak'), basic('tg_\u0000'), { authorization: 'Bearer tg_é' }];
+    // More than the upstream pool's 32 connections: each refused call once kept one of them.
+    for (let i = 0; i < 40; i++) {
+      const problem = await refused(() => fetch(`${t.restRoot}/projects`, { headers: carriers[i % carriers.length] }), 401);
+      expect(problem.type).toBe('urn:timegate:problem:malformed-key');
+    }
+    await refused(() => fetch(`${t.restRoot}/projects?ApiKey=${encodeURIComponent('tg_€')}`), 401);
+    const good = await rest.get('/projects', key);
+    expect(good.status).toBe(200);
+    expect(((await good.json()) as { items: unknown[] }).items.length).toBeGreaterThan(0);
+  });
 });
