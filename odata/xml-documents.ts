@@ -13,7 +13,7 @@ import type { ModelIndex } from './model-index.js';
 import type { Property } from './model.js';
 import { NS_DATA, NS_METADATA, NS_XML } from './namespaces.js';
 import { XML_DECLARATION } from './atom-writer.js';
-import { escapeXmlAttribute, escapeXmlText } from './xml-escape.js';
+import { escapeXmlAttribute, escapeXmlMessage, escapeXmlText } from './xml-escape.js';
 import type { XmlElement, XmlParseOptions } from './xml-parser.js';
 import { attributeOf, parseXml } from './xml-parser.js';
 import { xmlElementReader, xmlElementWriter } from './xml-values.js';
@@ -118,12 +118,12 @@ export interface XmlError {
 
 /** `<error>` in the metadata namespace, as Olingo writes it (code element always present). */
 export function writeXmlError(error: XmlError): string {
-  const code = error.code ? `<code>${escapeXmlText(error.code)}</code>` : '<code/>';
+  const code = error.code ? `<code>${escapeXmlMessage(error.code)}</code>` : '<code/>';
   const lang = escapeXmlAttribute(error.lang);
   const message = error.message
-    ? `<message xml:lang="${lang}">${escapeXmlText(error.message)}</message>`
+    ? `<message xml:lang="${lang}">${escapeXmlMessage(error.message)}</message>`
     : `<message xml:lang="${lang}"/>`;
-  const inner = error.innerError === undefined ? '' : `<innererror>${escapeXmlText(error.innerError)}</innererror>`;
+  const inner = error.innerError === undefined ? '' : `<innererror>${escapeXmlMessage(error.innerError)}</innererror>`;
   return `${XML_DECLARATION}<error xmlns="${NS_METADATA}">${code}${message}${inner}</error>`;
 }
 

@@ -18,6 +18,8 @@ const INVALID =
   // eslint-disable-next-line no-control-regex -- control characters are what this detects
   /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+const INVALID_ALL = new RegExp(INVALID.source, 'g');
+
 const ENTITY: Readonly<Record<string, string>> = {
   '&': '&amp;',
   '<': '&lt;',
@@ -49,6 +51,15 @@ export function escapeXmlText(text: string, target?: string): string {
   if (!TEXT_WORK.test(text)) return text;
   assertXmlChars(text, target);
   return text.replace(TEXT_REPLACE, entity);
+}
+
+/**
+ * Character data of text written for people (an error message, which may quote the request):
+ * a character XML cannot carry becomes U+FFFD, so the document that explains a bad request can
+ * always be written. Data is never written this way: there, changing a character is refused.
+ */
+export function escapeXmlMessage(text: string): string {
+  return escapeXmlText(TEXT_WORK.test(text) ? text.replace(INVALID_ALL, '\ufffd') : text);
 }
 
 /** A value inside double quotes. */

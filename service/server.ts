@@ -11,7 +11,7 @@ import type { ServiceConfig } from './config.js';
 import { SERVICE_ROOT_PATH } from './config.js';
 import { Authenticator } from './http/authenticator.js';
 import { DEFAULT_KEY_HEADER, credentialOf, redactApiKey } from './http/credentials.js';
-import { sendClientError } from './odata-server/error-handler.js';
+import { sendClientError, sendFrameworkError } from './odata-server/error-handler.js';
 import { ForbiddenError, UnauthorizedError } from './odata-server/errors.js';
 import { registerODataService } from './odata-server/plugin.js';
 import type { Intent } from './odata-server/plugin.js';
@@ -61,6 +61,7 @@ export function buildService(config: ServiceConfig, database: DatabaseHandle, op
     trustProxy: config.trustProxy,
     genReqId: requestId,
     clientErrorHandler: sendClientError,
+    frameworkErrors: (_error, request, reply) => void sendFrameworkError(request, reply, config.authRealm),
     ...(options.tls === undefined ? {} : { https: { cert: options.tls.cert, key: options.tls.key } }),
   }) as unknown as FastifyInstance;
 

@@ -5,7 +5,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { negotiate } from '../../odata/content-negotiation.js';
-import { ODataError } from '../../odata/errors.js';
+import { ODataError, UriSyntaxError } from '../../odata/errors.js';
 import { writeJsonError } from '../../odata/json-documents.js';
 import { writeXmlError } from '../../odata/xml-documents.js';
 import { MethodNotAllowedError, ServiceError, UnauthorizedError } from './errors.js';
@@ -50,6 +50,14 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   if (error instanceof UnauthorizedError) reply.header('www-authenticate', `Basic realm="${realm}", charset="UTF-8"`);
   if (error instanceof MethodNotAllowedError) reply.header('allow', error.allow.join(', '));
   return reply.code(described.status).header('content-type', contentType).send(body);
+}
+
+/**
+ * Fastify's `frameworkErrors`: a URL its router cannot decode (`%ED%A0%80`, a lone surrogate)
+ * never reaches a route. The message is fixed, as the URL may hold a key.
+ */
+export function sendFrameworkError(request: FastifyRequest, reply: FastifyReply, realm: string): FastifyReply {
+  return sendError(new UriSyntaxError('the request URL cannot be decoded (malformed percent-encoding)'), request, reply, realm);
 }
 
 /**

@@ -90,6 +90,12 @@ describe('error documents', () => {
     expect(readXmlError(xml)).toEqual({ code: 'ODATA_PAYLOAD', message: 'm', lang: 'en', innerError: 'at x' });
   });
 
+  it('writes a message quoting characters XML cannot carry with U+FFFD in their place, so the document still parses', () => {
+    const message = 'no entity Projects(\u0000) or Tasks(\ud800\uffff)';
+    const xml = writeXmlError({ code: 'BAD\u0001', message, lang: 'en', innerError: '\u0008' });
+    expect(readXmlError(xml)).toEqual({ code: 'BAD\ufffd', message: 'no entity Projects(\ufffd) or Tasks(\ufffd\ufffd)', lang: 'en', innerError: '\ufffd' });
+  });
+
   it('reads the m:-prefixed form of SAP Gateway and WCF', () => {
     const xml = `<?xml version="1.0" encoding="utf-8"?><m:error xmlns:m="http://schemas.microsoft.com/ado/2007/08/dataservices/metadata"><m:code>SY/530</m:code><m:message xml:lang="en">Not found</m:message></m:error>`;
     expect(readXmlError(xml)).toEqual({ code: 'SY/530', message: 'Not found', lang: 'en' });

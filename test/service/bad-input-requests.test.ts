@@ -100,6 +100,18 @@ describe.each(testDatabases)('bad requests on $name', (kind) => {
         await expectUnchanged(service, before);
       });
 
+      // The error message quotes the key or name, which XML cannot carry (NUL), or the URL does
+      // not even decode to text (a lone surrogate): still an error document, never a bare 500.
+      it.each([
+        ['a NUL as the key', '/Projects(%00)', 400],
+        ['a NUL as the key before a property', '/Tasks(%00)/LastChangeTime', 400],
+        ['a NUL as a property name', '/Projects(1)/%00', 404],
+        ['a NUL as the entity set', '/%00', 404],
+        ['a lone surrogate as the key', '/Projects(%ED%A0%80)', 400],
+      ])('%s (%s) is a %i error document', async (_name, path, status) => {
+        expectError(await alex.get(path, { format }), status, format);
+      });
+
       it.each([
         ['$orderby with a statement', '$orderby=Name;drop table projects'],
         ['$top below zero', '$top=-1'],
