@@ -11,7 +11,7 @@ import { withoutQueryKeyInUrl } from './auth/caller-key.js';
 import type { GatewayConfig } from './config.js';
 import { registerDocs } from './docs.js';
 import { registerProblemHandlers } from './error-handler.js';
-import { sendFrameworkError } from './face-refusal.js';
+import { sendClientError, sendFrameworkError } from './face-refusal.js';
 import type { GatewayFeature, GatewayParts } from './features.js';
 import { gatewayFeatures } from './features.js';
 import type { GatewayArtefacts } from './model-artefacts.js';
@@ -61,6 +61,7 @@ export function buildGateway(config: GatewayConfig, artefacts: GatewayArtefacts,
     // Long string keys are legitimate; odata/'s limits bound what is parsed.
     routerOptions: { caseSensitive: true, ignoreTrailingSlash: true, maxParamLength: 2048 },
     frameworkErrors: sendFrameworkError,
+    clientErrorHandler: sendClientError,
   });
   registerProblemHandlers(app);
 

@@ -1,5 +1,6 @@
 // Bad input never reaches the upstream: each case is a problem+json 4xx naming what is wrong
 // (every failing field with a JSON pointer), and the service's request counter does not move.
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestDatabaseKind } from '../helpers/databases.js';
 import { testDatabases } from '../helpers/databases.js';
@@ -128,6 +129,34 @@ describe.each(testDatabases)('REST face refuses bad input before the upstream on
     await refused(() => rest.get('/projects/99999999999', key), 400);
     const forbidden = await refused(() => fetch(`${t.restRoot}/projects?ApiKey=${key}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"x"}' }), 403);
     expect(forbidden.instance).toBe('/api/v1/projects');
+  });
+
+  /** What the gateway answers to `text` on a fresh connection, until it closes it. */
+  function rawExchange(text: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      let answer = '';
+      const socket = connect(Number(new URL(t.origin).port), '127.0.0.1', () => socket.write(text));
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (answer += chunk));
+      socket.on('close', () => resolve(answer));
+      socket.on('error', reject);
+    });
+  }
+
+  it('answers what the HTTP parser refuses in the format of the face the request line names', async () => {
+    const problem = await rawExchange('MERGE /api/v1/projects/1 KAPUTT\r\n\r\n');
+    expect(problem).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(problem).toContain('Content-Type: application/problem+json');
+    expect(JSON.parse(problem.slice(problem.indexOf('\r\n\r\n') + 4))).toEqual({
+      type: 'urn:timegate:problem:bad-request', title: 'Bad Request', status: 400, detail: 'the request is not valid HTTP',
+    });
+    const odata = await rawExchange('GET /v1/api.svc/Projects(1) KAPUTT\r\n\r\n');
+    expect(odata).toContain('Content-Type: application/xml;charset=utf-8');
+    expect(odata).toMatch(/<error xmlns="[^"]+"><code>BAD_REQUEST<\/code><message xml:lang="en">the request is not valid HTTP<\/message><\/error>$/);
+    const tooLong = await rest.get(`/projects?filter=${'id eq 1 or '.repeat(2000)}id eq 1`, key);
+    expect(tooLong.status).toBe(431);
+    expect(((await tooLong.json()) as { detail: string }).detail).toMatch(/longer than the gateway accepts/);
+    expect((await rest.get('/projects', key)).status).toBe(200);
   });
 
   it('refuses a key no credential header can carry with 401, and keeps serving others after many of them', async () => {
