@@ -24,12 +24,14 @@ export function isWriteMethod(method: string): boolean {
   return !READ_METHODS.has(method.toUpperCase());
 }
 
+export type Refusal = 'malformed-key' | 'query-key-write' | 'unknown-key';
+
 export type Admission =
   | { readonly allowed: true; readonly caller: CallerKey | undefined }
-  | { readonly allowed: false; readonly reason: 'malformed-key' | 'query-key-write' | 'unknown-key' };
+  | { readonly allowed: false; readonly reason: Refusal };
 
-/** The error a refused admission answers with (each face writes it in its own format). */
-export function refusalOf(reason: Extract<Admission, { allowed: false }>['reason']): GatewayError {
+/** The error a refusal answers with (each face writes it in its own format). */
+export function refusalOf(reason: Refusal): GatewayError {
   switch (reason) {
     case 'malformed-key':
       return new MalformedKeyError();
@@ -38,6 +40,16 @@ export function refusalOf(reason: Extract<Admission, { allowed: false }>['reason
     case 'unknown-key':
       return new KeyNotAllowedError();
   }
+}
+
+/**
+ * The rules both faces hold a caller's key to, whatever the gateway's configuration: a key an
+ * upstream credential can carry, and the query key for reads only.
+ */
+export function keyRefusal(caller: CallerKey | undefined, write: boolean): Refusal | undefined {
+  if (caller === undefined) return undefined;
+  if (!isSendableKey(caller.key)) return 'malformed-key';
+  return caller.form === 'query' && write ? 'query-key-write' : undefined;
 }
 
 export class CredentialNormaliser {
@@ -63,10 +75,10 @@ export class CredentialNormaliser {
     return key === undefined ? undefined : { key, form: 'query' };
   }
 
-  /** Whether the request may go upstream at all: a sendable key, the query-key write rule, the optional key check. */
+  /** Whether the request may go upstream at all: the rules of keyRefusal, then the optional key check. */
   admit(method: string, caller: CallerKey | undefined): Admission {
-    if (caller !== undefined && !isSendableKey(caller.key)) return { allowed: false, reason: 'malformed-key' };
-    if (caller?.form === 'query' && isWriteMethod(method)) return { allowed: false, reason: 'query-key-write' };
+    const refused = keyRefusal(caller, isWriteMethod(method));
+    if (refused !== undefined) return { allowed: false, reason: refused };
     if (this.checksKeys && !this.isAllowedKey(caller?.key)) return { allowed: false, reason: 'unknown-key' };
     return { allowed: true, caller };
   }

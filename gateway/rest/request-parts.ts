@@ -3,9 +3,10 @@
 // a JSON body in one of the operation's media types.
 import type { FastifyRequest } from 'fastify';
 import type { UpstreamCredentialConfig } from '../config.js';
-import { callerKeyOf, isSendableKey, withoutQueryKey } from '../auth/caller-key.js';
+import { callerKeyOf, withoutQueryKey } from '../auth/caller-key.js';
+import { keyRefusal, refusalOf } from '../auth/credential-normaliser.js';
 import { upstreamCredential } from '../auth/upstream-credential.js';
-import { InvalidQueryError, MalformedBodyError, MalformedKeyError, QueryKeyForWriteError, UnsupportedMediaTypeError } from '../errors.js';
+import { InvalidQueryError, MalformedBodyError, UnsupportedMediaTypeError } from '../errors.js';
 import type { FieldError } from '../errors.js';
 import type { CallContext } from '../upstream/odata-upstream.js';
 
@@ -18,8 +19,8 @@ function queryObject(request: FastifyRequest): Readonly<Record<string, unknown>>
 
 export function callContextOf(request: FastifyRequest, intent: Intent, config: UpstreamCredentialConfig): CallContext {
   const caller = callerKeyOf(request.headers, queryObject(request));
-  if (caller !== undefined && !isSendableKey(caller.key)) throw new MalformedKeyError();
-  if (caller?.form === 'query' && intent === 'write') throw new QueryKeyForWriteError();
+  const refused = keyRefusal(caller, intent === 'write');
+  if (refused !== undefined) throw refusalOf(refused);
   return { credential: upstreamCredential(caller?.key, config), requestId: request.id };
 }
 
