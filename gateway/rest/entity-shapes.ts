@@ -40,7 +40,7 @@ export class EntityShapes {
   private compile(set: EntitySet): EntityShape {
     const { index } = this;
     const type = index.typeOfSet(set);
-    const converters = type.properties.map((p) => toRestValue(index, p.type));
+    const converters = type.properties.map((p) => toRestValue(index, p.type, p));
     const propertiesToRest = compilePropertiesToRest(type.properties);
     const inputs = new Map<string, { readonly name: string; readonly convert: FromRest }>(
       type.properties.map((p) => [p.restName, { name: p.name, convert: fromRestValue(index, p.type) }]),

@@ -1,5 +1,6 @@
 // Edm values in the REST face's JSON shape, both ways (the shapes codegen's JSON Schemas give
-// them): Int64 and Decimal as strings, DateTime as RFC 3339 in UTC (`2026-11-22T09:00:00Z`),
+// them): Int64 and Decimal as strings (a Decimal with all the places of its Scale, `95.00`),
+// DateTime as RFC 3339 in UTC (`2026-11-22T09:00:00Z`),
 // DateTimeOffset with its offset, Time as an ISO 8601 duration, Binary as base64, complex
 // values as objects with camelCase names. One converter per type, compiled once.
 import type { DateTimeOffsetValue, EdmRecord, EdmValue, TimeValue } from '../../odata/edm.js';
@@ -23,8 +24,29 @@ export function restDateTime(date: Date): string {
   return `${formatDateTime(date)}Z`;
 }
 
-function primitiveToRest(type: EdmPrimitiveType): ToRest {
+/**
+ * Decimal text with at least `scale` places after the point: `95` -> `95.00` for Scale 2. The
+ * upstream reader makes decimals canonical (`95.00` -> `95`), which is right for comparing them
+ * but not for showing money; places beyond the scale are kept, never rounded away.
+ */
+export function decimalWithScale(text: string, scale: number): string {
+  const point = text.indexOf('.');
+  const places = point < 0 ? 0 : text.length - point - 1;
+  return places >= scale ? text : `${point < 0 ? `${text}.` : text}${'0'.repeat(scale - places)}`;
+}
+
+/** The facets of a property that change how its values are written. */
+interface Facets {
+  readonly scale?: number;
+}
+
+function primitiveToRest(type: EdmPrimitiveType, facets: Facets): ToRest {
   switch (type) {
+    case 'Edm.Decimal': {
+      const scale = facets.scale ?? 0;
+      if (scale > 0) return (v) => (typeof v === 'string' ? decimalWithScale(v, scale) : null);
+      return (v) => (v === undefined ? null : (v as RestValue));
+    }
     case 'Edm.DateTime':
       return (v) => (v instanceof Date ? restDateTime(v) : null);
     case 'Edm.DateTimeOffset':
@@ -43,11 +65,11 @@ function primitiveToRest(type: EdmPrimitiveType): ToRest {
 }
 
 /** Converter of a property type (primitive or complex) to its REST value. */
-export function toRestValue(index: ModelIndex, type: string): ToRest {
-  if (isEdmPrimitiveType(type)) return primitiveToRest(type);
+export function toRestValue(index: ModelIndex, type: string, facets: Facets = {}): ToRest {
+  if (isEdmPrimitiveType(type)) return primitiveToRest(type, facets);
   const complex = index.complexType(type);
   if (complex === undefined) throw new Error(`unknown type ${type}`);
-  const fields = complex.properties.map((p) => ({ name: p.name, restName: p.restName, convert: toRestValue(index, p.type) }));
+  const fields = complex.properties.map((p) => ({ name: p.name, restName: p.restName, convert: toRestValue(index, p.type, p) }));
   return (v) => {
     if (v == null || typeof v !== 'object') return null;
     const record = v as EdmRecord;

@@ -96,7 +96,7 @@ describe(`openapi-typescript + openapi-fetch through the gateway (${kind.name})`
     const log = await crudAndStopwatch(t.restRoot, t.service.admin.apiKey, t.service.tom.apiKey);
     expect(log).toEqual([
       expect.stringMatching(/^created 201 \/api\/v1\/projects\/\d+$/),
-      'read openapi-fetch 99.9',
+      'read openapi-fetch 99.90',
       'listed 1 of 1',
       'updated patched true',
       'invalid 422 /name',

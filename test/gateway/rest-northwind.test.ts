@@ -79,19 +79,19 @@ describe.each(['json', 'atom'] as const)('the Northwind model through the gatewa
     await upstream?.close();
   });
 
-  it('reads every set in REST shapes: Decimal, Int64 and Guid as strings, RFC 3339 dates, offsets, durations, base64', async () => {
+  it('reads every set in REST shapes: Decimal (with the places of its Scale), Int64 and Guid as strings, RFC 3339 dates, offsets, durations, base64', async () => {
     expect((await check('listCategories', 'GET', '/categories?count=true', 200)).total).toBe(2);
     expect((await check('getCategory', 'GET', '/categories/1', 200)).picture).toBe(Buffer.from([1, 2, 3, 250]).toString('base64'));
     expect((await check('listSuppliers', 'GET', '/suppliers', 200)).items[0]?.companyName).toBe('Exotic Liquids');
     expect((await check('getSupplier', 'GET', '/suppliers/1', 200)).city).toBe('London');
     const pricey = await check('listProducts', 'GET', `/products?filter=${encodeURIComponent('unitPrice gt 15')}&orderBy=${encodeURIComponent('unitPrice desc')}`, 200);
-    expect(pricey.items.map((p) => [p.productName, p.unitPrice])).toEqual([['Chang', '19.5'], ['Chai', '18']]);
+    expect(pricey.items.map((p) => [p.productName, p.unitPrice])).toEqual([['Chang', '19.5000'], ['Chai', '18.0000']]);
     expect((await check('getProduct', 'GET', '/products/3', 200)).rating).toBe(-1);
     const order = await check('getOrder', 'GET', '/orders/10248', 200);
-    expect(order).toMatchObject({ orderDate: '1996-07-04T00:00:00Z', requiredDate: '1996-08-01T12:30:00Z', shippedDate: null, preferredDeliveryTime: 'PT9H30M', freight: '32.38', rowVersion: '7' });
+    expect(order).toMatchObject({ orderDate: '1996-07-04T00:00:00Z', requiredDate: '1996-08-01T12:30:00Z', shippedDate: null, preferredDeliveryTime: 'PT9H30M', freight: '32.3800', rowVersion: '7' });
     expect((await check('listOrders', 'GET', '/orders?customerId=VINET', 200)).items).toHaveLength(1);
     expect((await check('listOrderDetails', 'GET', '/order-details?orderId=10248&orderBy=productId', 200)).items.map((d) => d.discount)).toEqual([0, 0.25]);
-    expect(await check('getOrderDetail', 'GET', '/order-details/10248/2', 200)).toMatchObject({ orderId: 10248, productId: 2, unitPrice: '9.8', quantity: 10 });
+    expect(await check('getOrderDetail', 'GET', '/order-details/10248/2', 200)).toMatchObject({ orderId: 10248, productId: 2, unitPrice: '9.8000', quantity: 10 });
     const shipment = await check('getShipment', 'GET', `/shipments/${SHIPMENT.toUpperCase()}`, 200);
     expect(shipment).toMatchObject({ shipmentId: SHIPMENT, trackingNumber: '9007199254740993', shippedAt: '1996-07-10T10:00:00+02:00', weightKg: 2.5, packageCount: 2, label: '3q2+7w==' });
     expect((await check('listShipments', 'GET', `/shipments?trackingNumber=9007199254740993`, 200)).items).toHaveLength(1);
@@ -119,18 +119,19 @@ describe.each(['json', 'atom'] as const)('the Northwind model through the gatewa
   });
 
   it('creates, updates and deletes in every set, with Location headers in REST key paths', async () => {
-    const created: [string, string, string, Record<string, unknown>][] = [
+    // The answer holds what was sent, decimals with every place of their Scale (4).
+    const created: [string, string, string, Record<string, unknown>, Record<string, unknown>?][] = [
       ['Category', '/categories', '/categories/3', { categoryId: 3, categoryName: 'Produce', picture: 'AAEC' }],
       ['Supplier', '/suppliers', '/suppliers/2', { supplierId: 2, companyName: 'Tokyo Traders', country: 'Japan' }],
-      ['Product', '/products', '/products/4', { productId: 4, productName: 'Tofu', unitPrice: '23.25', categoryId: 3, supplierId: 2 }],
-      ['Order', '/orders', '/orders/10249', { orderId: 10249, orderDate: '1996-07-05T00:00:00Z', preferredDeliveryTime: 'PT14H', freight: '11.61' }],
-      ['OrderDetail', '/order-details', '/order-details/10249/4', { orderId: 10249, productId: 4, unitPrice: '18.6', quantity: 9 }],
+      ['Product', '/products', '/products/4', { productId: 4, productName: 'Tofu', unitPrice: '23.25', categoryId: 3, supplierId: 2 }, { unitPrice: '23.2500' }],
+      ['Order', '/orders', '/orders/10249', { orderId: 10249, orderDate: '1996-07-05T00:00:00Z', preferredDeliveryTime: 'PT14H', freight: '11.61' }, { freight: '11.6100' }],
+      ['OrderDetail', '/order-details', '/order-details/10249/4', { orderId: 10249, productId: 4, unitPrice: '18.6', quantity: 9 }, { unitPrice: '18.6000' }],
       ['Shipment', '/shipments', '/shipments/11111111-2222-3333-4444-555555555555', { shipmentId: '11111111-2222-3333-4444-555555555555', orderId: 10249, carrier: 'UPS', trackingNumber: '-9223372036854775808', shippedAt: '1996-07-06T09:00:00-05:00' }],
     ];
-    for (const [type, path, location, body] of created) {
+    for (const [type, path, location, body, answered] of created) {
       const response = await call('POST', path, body);
       expect(response.headers.get('location')).toBe(`/api/v1${location}`);
-      expect(await contract.check(`create${type}`, response, 201).then((c) => c.body)).toMatchObject(body);
+      expect(await contract.check(`create${type}`, response, 201).then((c) => c.body)).toMatchObject({ ...body, ...answered });
     }
     const order = await call('GET', '/orders/10249');
     const etag = order.headers.get('etag') as string;
@@ -139,7 +140,7 @@ describe.each(['json', 'atom'] as const)('the Northwind model through the gatewa
     // order by a digest of its representation, and a stale one is refused before any write.
     expect(etag).toMatch(/^"h[\w-]+"$/);
     await contract.check('updateOrder', await call('PATCH', '/orders/10249', { shipCity: 'Paris' }, { 'if-match': 'W/"X\'99\'"' }), 412);
-    expect(await check('updateOrder', 'PATCH', '/orders/10249', 200, { shipCity: 'Lyon', freight: '12.5' }, { 'if-match': etag })).toMatchObject({ shipCity: 'Lyon', freight: '12.5' });
+    expect(await check('updateOrder', 'PATCH', '/orders/10249', 200, { shipCity: 'Lyon', freight: '12.5' }, { 'if-match': etag })).toMatchObject({ shipCity: 'Lyon', freight: '12.5000' });
     expect(await check('updateCategory', 'PATCH', '/categories/3', 200, { description: 'Fruit' })).toMatchObject({ description: 'Fruit' });
     expect(await check('updateSupplier', 'PATCH', '/suppliers/2', 200, { city: 'Tokyo' })).toMatchObject({ city: 'Tokyo' });
     expect(await check('updateProduct', 'PATCH', '/products/4', 200, { unitsInStock: 35 })).toMatchObject({ unitsInStock: 35 });
