@@ -133,6 +133,38 @@ const MAX_DECIMAL_DIGITS = 80;
 
 /** Canonical decimal text: no sign for zero, no leading or trailing zeros, no exponent. */
 export function canonicalDecimal(text: string): string | undefined {
+  return plainCanonical(text) ?? generalCanonical(text);
+}
+
+/**
+ * The form servers write a Decimal with a Scale in (`110.00`, `-0.50`, `42`), made canonical by
+ * one scan; anything else is undefined and left to the general reading. Every money value of
+ * every page comes this way, and the regular expressions of the general reading cost about four
+ * times the scan.
+ */
+function plainCanonical(text: string): string | undefined {
+  const length = text.length;
+  if (length > MAX_DECIMAL_DIGITS) return undefined;
+  const from = text.charCodeAt(0) === 45 /* - */ ? 1 : 0;
+  let i = from;
+  while (i < length && isDigitCode(text.charCodeAt(i))) i++;
+  // No digits, or a leading zero before more digits: the general reading's business.
+  if (i === from || (i - from > 1 && text.charCodeAt(from) === 48)) return undefined;
+  let end = i;
+  if (i < length) {
+    if (text.charCodeAt(i) !== 46 /* . */) return undefined;
+    const point = i++;
+    while (i < length && isDigitCode(text.charCodeAt(i))) i++;
+    if (i !== length || i === point + 1) return undefined;
+    end = length;
+    while (text.charCodeAt(end - 1) === 48 /* 0 */) end--;
+    if (end === point + 1) end = point;
+  }
+  const body = end === length ? text : text.slice(0, end);
+  return body === '-0' ? '0' : body;
+}
+
+function generalCanonical(text: string): string | undefined {
   if (CANONICAL_DECIMAL.test(text)) return text;
   const m = DECIMAL_IN.exec(text);
   if (!m) return undefined;
