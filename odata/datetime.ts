@@ -114,7 +114,7 @@ export function millisecondsText(ms: number): string {
 function clock(date: Date): string {
   const ms = date.getUTCMilliseconds();
   const base = `${TWO_DIGITS[date.getUTCHours()]}:${TWO_DIGITS[date.getUTCMinutes()]}:${TWO_DIGITS[date.getUTCSeconds()]}`;
-  return ms === 0 ? base : `${base}.${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}`;
+  return ms === 0 ? base : `${base}.${THREE_DIGITS[ms]}`;
 }
 
 /** 1000-01-01T00:00:00Z and 10000-01-01T00:00:00Z: the years written with four digits as they are. */

@@ -40,12 +40,14 @@ interface Facets {
   readonly scale?: number;
 }
 
+/** Values whose Edm form is already their REST form (numbers, booleans, strings). */
+const asIs: ToRest = (v) => (v === undefined ? null : (v as RestValue));
+
 function primitiveToRest(type: EdmPrimitiveType, facets: Facets): ToRest {
   switch (type) {
     case 'Edm.Decimal': {
       const scale = facets.scale ?? 0;
-      if (scale > 0) return (v) => (typeof v === 'string' ? decimalWithScale(v, scale) : null);
-      return (v) => (v === undefined ? null : (v as RestValue));
+      return scale > 0 ? (v) => (typeof v === 'string' ? decimalWithScale(v, scale) : null) : asIs;
     }
     case 'Edm.DateTime':
       return (v) => (v instanceof Date ? restDateTime(v) : null);
@@ -60,7 +62,7 @@ function primitiveToRest(type: EdmPrimitiveType, facets: Facets): ToRest {
       // JSON has no NaN or infinities; they are the one Edm value the REST shape cannot carry.
       return (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
     default:
-      return (v) => (v === undefined ? null : (v as RestValue));
+      return asIs;
   }
 }
 
