@@ -36,11 +36,11 @@ function spellings(pair: RootPair): Array<[Buffer, Buffer]> {
 type Replacements = ReadonlyArray<[Buffer, Buffer]>;
 
 /**
- * Finds every match in `buffer` from `start` on, pushes onto `parts` the bytes before and between
- * them and the replacements, and returns where the last match ended (`start` when none did); the
- * bytes after that are the caller's.
+ * Every match in `buffer` from `start` on, as pairs: where it begins, and the index of its
+ * replacement. Where two patterns match at one place, the first listed wins.
  */
-function rewriteMatches(buffer: Buffer, replacements: Replacements, start: number, parts: Buffer[]): number {
+function findMatches(buffer: Buffer, replacements: Replacements, start: number): number[] {
+  const matches: number[] = [];
   let position = start;
   // Where each pattern occurs next (-1: nowhere). A pattern is searched again only once the
   // position has passed its last hit, so a pattern that never occurs is scanned for once.
@@ -55,13 +55,51 @@ function rewriteMatches(buffer: Buffer, replacements: Replacements, start: numbe
       }
       if (at >= 0 && (best < 0 || at < (nextAt[best] as number))) best = i;
     }
-    if (best < 0) return position;
+    if (best < 0) return matches;
     const at = nextAt[best] as number;
-    const [from, to] = replacements[best] as [Buffer, Buffer];
-    if (at > position) parts.push(buffer.subarray(position, at));
-    parts.push(to);
-    position = at + from.length;
+    matches.push(at, best);
+    position = at + (replacements[best] as [Buffer, Buffer])[0].length;
   }
+}
+
+/** Where the last of `matches` ends; `start` when there are none. */
+function endOfMatches(replacements: Replacements, matches: readonly number[], start: number): number {
+  if (matches.length === 0) return start;
+  return (matches[matches.length - 2] as number) + (replacements[matches[matches.length - 1] as number] as [Buffer, Buffer])[0].length;
+}
+
+/**
+ * `buffer[start, end)` with `matches` (all inside it) replaced. The bytes are copied once, `lead`
+ * bytes into a new buffer, and then moved within it (copyWithin) as the replacements are written
+ * in front of them: a view per stretch, joined by Buffer.concat or copied by Buffer#copy (which
+ * makes a view on Node 20), cost 80 to 95 ns each, copyWithin and writing a whole replacement
+ * about 20, and a page of 100 time entries holds 400 roots.
+ */
+function replaced(buffer: Buffer, replacements: Replacements, start: number, end: number, matches: readonly number[]): Buffer {
+  // The writing never overtakes the bytes still to be moved when they start `lead` bytes in:
+  // the most the output has grown at any match.
+  let lead = 0;
+  let growth = 0;
+  for (let m = 1; m < matches.length; m += 2) {
+    const [from, to] = replacements[matches[m] as number] as [Buffer, Buffer];
+    growth += to.length - from.length;
+    if (growth > lead) lead = growth;
+  }
+  const out = Buffer.allocUnsafe(lead + end - start);
+  out.set(start === 0 && end === buffer.length ? buffer : buffer.subarray(start, end), lead);
+  let write = 0;
+  let read = lead;
+  for (let m = 0; m < matches.length; m += 2) {
+    const [from, to] = replacements[matches[m + 1] as number] as [Buffer, Buffer];
+    const matchAt = lead + (matches[m] as number) - start;
+    if (write !== read) out.copyWithin(write, read, matchAt);
+    write += matchAt - read;
+    out.set(to, write);
+    write += to.length;
+    read = matchAt + from.length;
+  }
+  if (write !== read) out.copyWithin(write, read, out.length);
+  return out.subarray(0, write + out.length - read);
 }
 
 /**
@@ -72,7 +110,8 @@ function heldBackFrom(buffer: Buffer, replacements: Replacements, longest: numbe
   for (let at = Math.max(from, buffer.length - longest + 1); at < buffer.length; at++) {
     const rest = buffer.length - at;
     for (const [pattern] of replacements) {
-      if (rest < pattern.length && buffer.compare(pattern, 0, rest, at) === 0) return at;
+      // The first byte first: a compare is a call into C++, reading a byte is not.
+      if (rest < pattern.length && buffer[at] === pattern[0] && buffer.compare(pattern, 0, rest, at) === 0) return at;
     }
   }
   return buffer.length;
@@ -109,14 +148,12 @@ export class RootRewriteStream extends Transform {
         start = this.joinCarry(carry, chunk);
       }
     }
-    const parts: Buffer[] = [];
-    const position = rewriteMatches(buffer, this.replacements, start, parts);
-    const held = heldBackFrom(buffer, this.replacements, this.longest, position);
-    if (held > position) parts.push(buffer.subarray(position, held));
+    const matches = findMatches(buffer, this.replacements, start);
+    const held = heldBackFrom(buffer, this.replacements, this.longest, endOfMatches(this.replacements, matches, start));
+    if (matches.length > 0) this.push(replaced(buffer, this.replacements, start, held, matches));
+    else if (held > start) this.push(buffer.subarray(start, held));
     // The held bytes are copied: `buffer` may be a view into memory its producer reuses.
     if (held < buffer.length) this.carry = Buffer.from(buffer.subarray(held));
-    if (parts.length === 1) this.push(parts[0]);
-    else if (parts.length > 1) this.push(Buffer.concat(parts));
     callback();
   }
 
@@ -148,11 +185,9 @@ export class RootRewriteStream extends Transform {
 
 /** The same rewrite on a whole body. */
 export function rewriteRootBytes(body: Buffer, pair: RootPair): Buffer {
-  const parts: Buffer[] = [];
-  const position = rewriteMatches(body, spellings(pair), 0, parts);
-  if (position === 0) return body;
-  if (position < body.length) parts.push(body.subarray(position));
-  return Buffer.concat(parts);
+  const replacements = spellings(pair);
+  const matches = findMatches(body, replacements, 0);
+  return matches.length === 0 ? body : replaced(body, replacements, 0, body.length, matches);
 }
 
 /** The same rewrite on a whole string (headers). */

@@ -4,7 +4,8 @@
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { describe, expect, it } from 'vitest';
-import { RootRewriteStream, rewriteRoot } from '../../gateway/passthrough/root-rewriter.js';
+import { RootRewriteStream, rewriteRoot, rewriteRootBytes } from '../../gateway/passthrough/root-rewriter.js';
+import type { RootPair } from '../../gateway/passthrough/root-rewriter.js';
 
 const pair = { from: 'http://10.0.0.5:4004/V1/Api.svc', to: 'https://api.example.com/V1/Api.svc' };
 
@@ -67,3 +68,82 @@ describe('the streaming root rewrite of a body without the upstream root', () =>
     out.forEach((chunk, i) => expect(chunk.buffer).toBe(chunks[i]?.buffer));
   });
 });
+
+// What the rewrite must do, written plainly: from left to right, at each place the first of the
+// spellings that matches there (as is, then JSON's `\/`; the upstream's root, then the one a
+// forwarded host makes) is replaced, and the scan goes on after it.
+function referenceRewrite(document: string, rootPair: RootPair): string {
+  const spellings: Array<[string, string]> = [];
+  for (const from of rootPair.forwardedFrom === undefined ? [rootPair.from] : [rootPair.from, rootPair.forwardedFrom]) {
+    spellings.push([from, rootPair.to]);
+    if (from.includes('/')) spellings.push([from.replaceAll('/', '\\/'), rootPair.to.replaceAll('/', '\\/')]);
+  }
+  let out = '';
+  let at = 0;
+  outer: while (at < document.length) {
+    for (const [from, to] of spellings) {
+      if (document.startsWith(from, at)) {
+        out += to;
+        at += from.length;
+        continue outer;
+      }
+    }
+    out += document[at];
+    at += 1;
+  }
+  return out;
+}
+
+/** A small deterministic generator, so a failure names a case that can be run again. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+}
+
+describe('the root rewrite against a plain reference, on random documents', () => {
+  // Replacements shorter, as long and longer than the root, and spellings whose lengths change
+  // in opposite directions in one document (the escaped root gains slashes the gateway's lacks).
+  const pairs: RootPair[] = [
+    { from: 'http://10.0.0.5:4004/V1/Api.svc', to: 'https://api.example.com/V1/Api.svc' },
+    { from: 'http://upstream.internal.example:4004/V1/Api.svc', to: 'https://gw/V1/Api.svc' },
+    { from: 'http://127.0.0.1:4104/V1/Api.svc', to: 'http://127.0.0.1:8080/V1/Api.svc' },
+    { from: 'http://sap:8000/sap/opu/odata/sap/ZTIME_SRV', to: 'https://gw.example.com:4430/Api.svc' },
+    { from: 'http://10.0.0.5:4004/V1/Api.svc', to: 'https://api.example.com/V1/Api.svc', forwardedFrom: 'https://api.example.com/sap/V1' },
+  ];
+  const fillers = ['"uri":"', '<id>', 'Grüße ☕', ' ', '/', '\\/', 'http://', 'x', '"},{'];
+
+  it('gives the reference\'s bytes, whole and in random chunks', async () => {
+    for (let seed = 1; seed <= 200; seed++) {
+      const next = random(seed);
+      const rootPair = pairs[seed % pairs.length] as RootPair;
+      const roots = [rootPair.from, rootPair.from.replaceAll('/', '\\/'), rootPair.to, ...(rootPair.forwardedFrom === undefined ? [] : [rootPair.forwardedFrom])];
+      let document = '';
+      const pieces = 1 + Math.floor(next() * 60);
+      for (let i = 0; i < pieces; i++) {
+        const pick = next();
+        if (pick < 0.4) document += roots[Math.floor(next() * roots.length)];
+        else if (pick < 0.5) document += (roots[Math.floor(next() * roots.length)] as string).slice(0, 1 + Math.floor(next() * 20));
+        else document += fillers[Math.floor(next() * fillers.length)];
+      }
+      const expected = referenceRewrite(document, rootPair);
+      const bytes = Buffer.from(document);
+      expect(rewriteRootBytes(bytes, rootPair).toString(), `seed ${seed}`).toBe(expected);
+      const cuts = new Set<number>();
+      const cutCount = Math.floor(next() * 6);
+      for (let i = 0; i < cutCount; i++) cuts.add(1 + Math.floor(next() * Math.max(1, bytes.length - 1)));
+      const chunks: Buffer[] = [];
+      let from = 0;
+      for (const cut of [...[...cuts].sort((a, b) => a - b), bytes.length]) {
+        if (cut <= from) continue;
+        chunks.push(bytes.subarray(from, cut));
+        from = cut;
+      }
+      const streamed = await text(Readable.from(chunks).pipe(new RootRewriteStream(rootPair)));
+      expect(streamed, `seed ${seed}, cut at ${[...cuts].join(',')}`).toBe(expected);
+    }
+  });
+});
+
