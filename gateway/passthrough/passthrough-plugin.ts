@@ -23,7 +23,7 @@ import type { RetryPolicy } from '../resilience/retry-policy.js';
 import { stripHopByHop } from './hop-by-hop.js';
 import { sendODataError } from './odata-error-reply.js';
 import type { RootPair } from './root-rewriter.js';
-import { isRewritable, rewriteRoot, rewriteRootBytes, RootRewriteStream } from './root-rewriter.js';
+import { bodyMayEscapeSlashes, isRewritable, rewriteRoot, rewriteRootBytes, RootRewriteStream } from './root-rewriter.js';
 
 /** Where the face answers on the gateway, whatever the upstream's root path is. */
 export const PASSTHROUGH_ROOT = '/V1/Api.svc';
@@ -157,6 +157,7 @@ export async function passthroughPlugin(app: FastifyInstance, options: Passthrou
       reply.send(res.stream);
       return;
     }
+    const escapedSlashes = bodyMayEscapeSlashes(contentType);
     const length = Number(res.headers['content-length']);
     if (length <= SMALL_BODY_BYTES) {
       // A small answer is read whole and sent in one write with its length: streaming it through
@@ -168,7 +169,7 @@ export async function passthroughPlugin(app: FastifyInstance, options: Passthrou
           sendODataError(request, reply, { status: 502, code: 'BAD_GATEWAY', message: 'the upstream OData service broke off its answer' });
           return;
         }
-        reply.send(rewriteRootBytes(body as Buffer, state.pair));
+        reply.send(rewriteRootBytes(body as Buffer, state.pair, escapedSlashes));
       });
       return;
     }
@@ -176,7 +177,7 @@ export async function passthroughPlugin(app: FastifyInstance, options: Passthrou
     // profile of this path. An upstream failure ends the client's answer; a client gone away
     // releases the upstream connection.
     const upstreamBody = res.stream;
-    const rewriter = new RootRewriteStream(state.pair);
+    const rewriter = new RootRewriteStream(state.pair, escapedSlashes);
     upstreamBody.once('error', (error) => {
       request.log.warn({ err: error }, 'upstream body failed while streaming');
       rewriter.destroy(error);

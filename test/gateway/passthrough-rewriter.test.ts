@@ -4,7 +4,7 @@
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { describe, expect, it } from 'vitest';
-import { RootRewriteStream, rewriteRoot, rewriteRootBytes } from '../../gateway/passthrough/root-rewriter.js';
+import { RootRewriteStream, bodyMayEscapeSlashes, rewriteRoot, rewriteRootBytes } from '../../gateway/passthrough/root-rewriter.js';
 import type { RootPair } from '../../gateway/passthrough/root-rewriter.js';
 
 const pair = { from: 'http://10.0.0.5:4004/V1/Api.svc', to: 'https://api.example.com/V1/Api.svc' };
@@ -72,11 +72,11 @@ describe('the streaming root rewrite of a body without the upstream root', () =>
 // What the rewrite must do, written plainly: from left to right, at each place the first of the
 // spellings that matches there (as is, then JSON's `\/`; the upstream's root, then the one a
 // forwarded host makes) is replaced, and the scan goes on after it.
-function referenceRewrite(document: string, rootPair: RootPair): string {
+function referenceRewrite(document: string, rootPair: RootPair, escapedSlashes: boolean): string {
   const spellings: Array<[string, string]> = [];
   for (const from of rootPair.forwardedFrom === undefined ? [rootPair.from] : [rootPair.from, rootPair.forwardedFrom]) {
     spellings.push([from, rootPair.to]);
-    if (from.includes('/')) spellings.push([from.replaceAll('/', '\\/'), rootPair.to.replaceAll('/', '\\/')]);
+    if (escapedSlashes && from.includes('/')) spellings.push([from.replaceAll('/', '\\/'), rootPair.to.replaceAll('/', '\\/')]);
   }
   let out = '';
   let at = 0;
@@ -128,9 +128,11 @@ describe('the root rewrite against a plain reference, on random documents', () =
         else if (pick < 0.5) document += (roots[Math.floor(next() * roots.length)] as string).slice(0, 1 + Math.floor(next() * 20));
         else document += fillers[Math.floor(next() * fillers.length)];
       }
-      const expected = referenceRewrite(document, rootPair);
+      // Every third document is read as XML, where `\/` is no escape.
+      const escapedSlashes = seed % 3 !== 0;
+      const expected = referenceRewrite(document, rootPair, escapedSlashes);
       const bytes = Buffer.from(document);
-      expect(rewriteRootBytes(bytes, rootPair).toString(), `seed ${seed}`).toBe(expected);
+      expect(rewriteRootBytes(bytes, rootPair, escapedSlashes).toString(), `seed ${seed}`).toBe(expected);
       const cuts = new Set<number>();
       const cutCount = Math.floor(next() * 6);
       for (let i = 0; i < cutCount; i++) cuts.add(1 + Math.floor(next() * Math.max(1, bytes.length - 1)));
@@ -141,9 +143,26 @@ describe('the root rewrite against a plain reference, on random documents', () =
         chunks.push(bytes.subarray(from, cut));
         from = cut;
       }
-      const streamed = await text(Readable.from(chunks).pipe(new RootRewriteStream(rootPair)));
+      const streamed = await text(Readable.from(chunks).pipe(new RootRewriteStream(rootPair, escapedSlashes)));
       expect(streamed, `seed ${seed}, cut at ${[...cuts].join(',')}`).toBe(expected);
     }
   });
 });
 
+describe('the spellings a body may use', () => {
+  it('looks for JSON\'s escaped slashes in JSON, JSONP, text and multipart bodies, not in XML', () => {
+    for (const type of ['application/json', 'application/json;charset=utf-8', 'text/javascript', 'text/plain', 'multipart/mixed; boundary=batch_1']) {
+      expect(bodyMayEscapeSlashes(type), type).toBe(true);
+    }
+    for (const type of ['application/atom+xml;type=feed', 'application/xml', 'text/xml', 'Application/ATOM+XML']) {
+      expect(bodyMayEscapeSlashes(type), type).toBe(false);
+    }
+  });
+
+  it('leaves a `\\/` in an XML body as the text it is, and still rewrites the roots', async () => {
+    const escaped = pair.from.replaceAll('/', '\\/');
+    const xml = `<entry><id>${pair.from}/Projects(1)</id><d:Comment>${escaped}</d:Comment></entry>`;
+    const rewritten = await text(Readable.from([Buffer.from(xml)]).pipe(new RootRewriteStream(pair, false)));
+    expect(rewritten).toBe(`<entry><id>${pair.to}/Projects(1)</id><d:Comment>${escaped}</d:Comment></entry>`);
+  });
+});
