@@ -38,11 +38,18 @@ function spellings(pair: RootPair, escapedSlashes: boolean): Array<[Buffer, Buff
 
 type Replacements = ReadonlyArray<[Buffer, Buffer]>;
 
+/** Matches as pairs of numbers: where each begins, and the index of its replacement. */
+interface Matches {
+  readonly matches: number[];
+  /** Where the last match ends; the search's start when there is none. */
+  readonly end: number;
+}
+
 /**
- * Every match in `buffer` from `start` on, as pairs: where it begins, and the index of its
- * replacement. Where two patterns match at one place, the first listed wins.
+ * Every match in `buffer` from `start` on. Where two patterns match at one place, the first
+ * listed wins.
  */
-function findMatches(buffer: Buffer, replacements: Replacements, start: number): number[] {
+function findMatches(buffer: Buffer, replacements: Replacements, start: number): Matches {
   const matches: number[] = [];
   let position = start;
   // Where each pattern occurs next (-1: nowhere). A pattern is searched again only once the
@@ -58,17 +65,11 @@ function findMatches(buffer: Buffer, replacements: Replacements, start: number):
       }
       if (at >= 0 && (best < 0 || at < (nextAt[best] as number))) best = i;
     }
-    if (best < 0) return matches;
+    if (best < 0) return { matches, end: position };
     const at = nextAt[best] as number;
     matches.push(at, best);
     position = at + (replacements[best] as [Buffer, Buffer])[0].length;
   }
-}
-
-/** Where the last of `matches` ends; `start` when there are none. */
-function endOfMatches(replacements: Replacements, matches: readonly number[], start: number): number {
-  if (matches.length === 0) return start;
-  return (matches[matches.length - 2] as number) + (replacements[matches[matches.length - 1] as number] as [Buffer, Buffer])[0].length;
 }
 
 /**
@@ -152,8 +153,8 @@ export class RootRewriteStream extends Transform {
         start = this.joinCarry(carry, chunk);
       }
     }
-    const matches = findMatches(buffer, this.replacements, start);
-    const held = heldBackFrom(buffer, this.replacements, this.longest, endOfMatches(this.replacements, matches, start));
+    const { matches, end } = findMatches(buffer, this.replacements, start);
+    const held = heldBackFrom(buffer, this.replacements, this.longest, end);
     if (matches.length > 0) this.push(replaced(buffer, this.replacements, start, held, matches));
     else if (held > start) this.push(buffer.subarray(start, held));
     // The held bytes are copied: `buffer` may be a view into memory its producer reuses.
@@ -190,7 +191,7 @@ export class RootRewriteStream extends Transform {
 /** The same rewrite on a whole body. */
 export function rewriteRootBytes(body: Buffer, pair: RootPair, escapedSlashes = true): Buffer {
   const replacements = spellings(pair, escapedSlashes);
-  const matches = findMatches(body, replacements, 0);
+  const { matches } = findMatches(body, replacements, 0);
   return matches.length === 0 ? body : replaced(body, replacements, 0, body.length, matches);
 }
 
