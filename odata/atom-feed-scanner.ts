@@ -34,10 +34,10 @@ class FeedScanner {
   private readonly tags: XmlTagReader;
 
   constructor(
-    xml: string,
+    pieces: readonly string[],
     private readonly target: CompiledSet,
   ) {
-    this.tags = new XmlTagReader(xml);
+    this.tags = new XmlTagReader(pieces);
   }
 
   feed(): AtomFeed {
@@ -147,12 +147,13 @@ class FeedScanner {
 }
 
 /**
- * The feed read fast, or undefined when the document is not of the shape the scanner reads (or
- * is wrong in any way): then the general reader must read it.
+ * The feed read fast from the pieces of its text (xml-source.ts), or undefined when the document
+ * is not of the shape the scanner reads (or is wrong in any way): then the general reader must
+ * read it.
  */
-export function scanAtomFeed(xml: string, target: CompiledSet): AtomFeed | undefined {
+export function scanAtomFeed(pieces: readonly string[], target: CompiledSet): AtomFeed | undefined {
   try {
-    return new FeedScanner(xml, target).feed();
+    return new FeedScanner(pieces, target).feed();
   } catch (error) {
     if (isDecline(error) || error instanceof PayloadError) return undefined;
     throw error;

@@ -20,7 +20,8 @@ import type { ModelIndex } from './model-index.js';
 import type { EntitySet } from './model.js';
 import { NS_ATOM, NS_METADATA, NS_RELATED, NS_SCHEME } from './namespaces.js';
 import type { XmlElement, XmlParseOptions } from './xml-parser.js';
-import { attributeOf, parseXml, xmlSource } from './xml-parser.js';
+import { attributeOf, parseXml } from './xml-parser.js';
+import { xmlSourcePieces } from './xml-source.js';
 import { scanAtomFeed } from './atom-feed-scanner.js';
 import type { XmlElementReader } from './xml-values.js';
 import { readProperties } from './xml-properties.js';
@@ -190,12 +191,16 @@ export function readAtomFeed(
   options?: XmlParseOptions,
 ): AtomFeed {
   const c = compileSet(index, set);
-  const xml = xmlSource(input);
   // The scanner reads the usual shape of a feed fast and declines anything else; a depth limit
   // of the caller's own is the general reader's to enforce.
-  const scanned = options?.maxDepth === undefined ? scanAtomFeed(xml, c) : undefined;
-  if (scanned !== undefined) return scanned;
-  const root = parseXml(xml, options);
+  let source = input;
+  if (options?.maxDepth === undefined) {
+    const pieces = xmlSourcePieces(input);
+    const scanned = scanAtomFeed(pieces, c);
+    if (scanned !== undefined) return scanned;
+    if (pieces.length === 1) source = pieces[0] as string;
+  }
+  const root = parseXml(source, options);
   expectRoot(root, 'feed');
   return readFeedElement(root, c);
 }

@@ -9,6 +9,7 @@
 // apart: an element's `text` is all character data directly inside it (OData never mixes).
 import { PayloadError } from './errors.js';
 import { NS_XML } from './namespaces.js';
+import { xmlSource } from './xml-source.js';
 
 export interface XmlAttribute {
   /** Namespace URI; '' for an unprefixed attribute. */
@@ -35,40 +36,16 @@ export interface XmlParseOptions {
 const DEFAULT_MAX_DEPTH = 100;
 const NS_XMLNS = 'http://www.w3.org/2000/xmlns/';
 
-// eslint-disable-next-line no-control-regex -- control characters are what XML forbids
-const FORBIDDEN_CHAR = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/;
-// eslint-disable-next-line no-control-regex -- the characters above, and surrogates
-const SUSPECT_CHAR = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ud800-\udfff\ufffe\uffff]/;
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const NAME =
   /^[A-Za-z_\u00c0-\ud7ff\uf900-\ufffd][\w.\-\u00b7\u00c0-\ud7ff\uf900-\ufffd]*(?::[A-Za-z_\u00c0-\ud7ff\uf900-\ufffd][\w.\-\u00b7\u00c0-\ud7ff\uf900-\ufffd]*)?$/;
 const WHITESPACE_ONLY = /^[ \t\r\n]*$/;
 const PREDEFINED: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
-const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
-
 function fail(message: string, at?: number): never {
   throw new PayloadError(at === undefined ? message : `${message} at offset ${at}`, at === undefined ? undefined : String(at));
 }
 
-/** Text of a document from a string or bytes; bytes must be valid UTF-8. */
-export function xmlSource(input: string | Uint8Array): string {
-  let text: string;
-  if (typeof input === 'string') text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
-  else {
-    try {
-      text = decoder.decode(input); // strips a UTF-8 BOM itself
-    } catch {
-      return fail('the XML document is not valid UTF-8');
-    }
-  }
-  // One pass finds whether anything needs a closer look (a surrogate may be half of a pair).
-  if (SUSPECT_CHAR.test(text) && (FORBIDDEN_CHAR.test(text) || LONE_SURROGATE.test(text))) {
-    fail('the XML document contains a character XML does not allow');
-  }
-  return text;
-}
-
+/** Whether XML allows the code point (Char of XML 1.0), as a character reference. */
 function isXmlChar(cp: number): boolean {
   return (
     cp === 0x9 || cp === 0xa || cp === 0xd || (cp >= 0x20 && cp <= 0xd7ff) ||

@@ -79,6 +79,9 @@ function knownName(raw: string, ns: string, local: string): KnownName {
 const TABLE_CAPACITY = 512;
 
 export class XmlTagReader {
+  /** The piece being read (xml-source.ts): every piece after the first begins with a `<`. */
+  private xml: string;
+  private piece = 0;
   private pos = 0;
   /** Open elements, the root included. */
   private depth = 0;
@@ -95,7 +98,9 @@ export class XmlTagReader {
   /** Where the last name or attribute value read ends. */
   private cursor = 0;
 
-  constructor(private readonly xml: string) {}
+  constructor(private readonly pieces: readonly string[]) {
+    this.xml = pieces[0] ?? '';
+  }
 
   /** The element of the last start tag and everything inside it, as parseXml makes them. */
   element(): XmlElement {
@@ -121,7 +126,7 @@ export class XmlTagReader {
   nextTag(): boolean {
     const xml = this.xml;
     const lt = xml.indexOf('<', this.pos);
-    if (lt === -1) decline();
+    if (lt === -1) return this.nextPieceTag();
     this.lastText = lt === this.pos ? '' : characterData(xml.slice(this.pos, lt), this.pos);
     this.pos = lt;
     const c = xml.charCodeAt(lt + 1);
@@ -129,6 +134,20 @@ export class XmlTagReader {
     if (this.depth >= MAX_DEPTH) decline();
     this.startTag();
     return true;
+  }
+
+  /** nextTag() where the character data runs to the end of the piece: the next begins with a tag. */
+  private nextPieceTag(): boolean {
+    const text = this.xml.slice(this.pos);
+    this.turnPiece();
+    const more = this.nextTag();
+    this.lastText = text === '' ? '' : characterData(text, 0);
+    return more;
+  }
+
+  private turnPiece(): void {
+    this.xml = this.pieces[++this.piece] ?? decline();
+    this.pos = 0;
   }
 
   /** `</name>` of the element whose start tag was written `name`, white space before `>`. */
@@ -339,10 +358,12 @@ export class XmlTagReader {
       this.pos = end + 2;
     }
     while (isSpace(xml.charCodeAt(this.pos))) this.pos++;
+    if (this.pos === xml.length) this.turnPiece(); // the root begins the next piece
   }
 
-  /** Nothing but white space after the root. */
+  /** Nothing but white space after the root (a piece after this one would begin with a `<`). */
   epilog(): void {
+    if (this.piece !== this.pieces.length - 1) decline();
     const xml = this.xml;
     for (let i = this.pos; i < xml.length; i++) if (!isSpace(xml.charCodeAt(i))) decline();
   }

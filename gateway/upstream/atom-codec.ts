@@ -58,7 +58,7 @@ export function createAtomCodec(index: ModelIndex): ODataCodec {
     contentType: 'application/atom+xml',
     feed: (set, body) => toFeed(readAtomFeed(body, index, set)),
     entry: (set, body) => toEntry(readAtomEntry(body, index, set)),
-    functionValue(fn: FunctionImport, body: string): FunctionValue {
+    functionValue(fn: FunctionImport, body: Buffer): FunctionValue {
       const returnType = fn.returnType;
       if (returnType === undefined) return null;
       const item = COLLECTION.exec(returnType)?.[1];

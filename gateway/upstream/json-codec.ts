@@ -26,12 +26,12 @@ export function createJsonCodec(index: ModelIndex): ODataCodec {
   return {
     accept: 'application/json',
     contentType: 'application/json',
-    feed: (set, body) => readerOf(set).feed(body),
-    entry: (set, body) => readerOf(set).entry(body),
-    functionValue(fn: FunctionImport, body: string): FunctionValue {
+    feed: (set, body) => readerOf(set).feed(body.toString('utf8')),
+    entry: (set, body) => readerOf(set).entry(body.toString('utf8')),
+    functionValue(fn: FunctionImport, body: Buffer): FunctionValue {
       const returnType = fn.returnType;
       if (returnType === undefined) return null;
-      let value = unwrapD(parseJsonText(body));
+      let value = unwrapD(parseJsonText(body.toString('utf8')));
       // Olingo wraps the result in the function's name ({"d":{"GetChangesDigest":{...}}}); WCF does not.
       if (isPlainObject(value) && Object.keys(value).length === 1 && Object.hasOwn(value, fn.name)) value = value[fn.name];
       const item = COLLECTION.exec(returnType)?.[1];

@@ -27,10 +27,10 @@ export interface ODataCodec {
   readonly accept: string;
   /** Content-Type of entity bodies. */
   readonly contentType: string;
-  feed(set: EntitySet, body: string): UpstreamFeed;
-  entry(set: EntitySet, body: string): UpstreamEntry;
+  feed(set: EntitySet, body: Buffer): UpstreamFeed;
+  entry(set: EntitySet, body: Buffer): UpstreamEntry;
   /** A complex or primitive result (or a collection of them) of `fn`. */
-  functionValue(fn: FunctionImport, body: string): FunctionValue;
+  functionValue(fn: FunctionImport, body: Buffer): FunctionValue;
   /** The body of a create or an update: the given properties of an entity of `set`. */
   entityBody(set: EntitySet, record: EdmRecord): string;
 }

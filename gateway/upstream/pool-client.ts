@@ -35,7 +35,7 @@ export function createPoolClient(config: UpstreamConfig): UpstreamClient {
 
   // Events rather than `for await`: the async iterator costs a promise per chunk and a stream
   // teardown per response, on the path of every REST call.
-  function readBody(body: Readable): Promise<string> {
+  function readBody(body: Readable): Promise<Buffer> {
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -49,7 +49,7 @@ export function createPoolClient(config: UpstreamConfig): UpstreamClient {
         chunks.push(chunk);
       });
       body.once('error', reject);
-      body.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+      body.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)));
     });
   }
 

@@ -21,7 +21,7 @@ interface UpstreamMessage {
 
 function messageOf(response: UpstreamResponse): UpstreamMessage {
   const contentType = headerOf(response, 'content-type') ?? '';
-  const body = response.body.trim();
+  const body = response.body.toString('utf8').trim();
   try {
     if (contentType.includes('json') || body.startsWith('{')) {
       const error = readJsonError(body);

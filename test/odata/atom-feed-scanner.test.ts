@@ -7,7 +7,7 @@ import { compileSet, readAtomFeed } from '../../odata/atom-reader.js';
 import type { AtomFeed } from '../../odata/atom-reader.js';
 import { scanAtomFeed } from '../../odata/atom-feed-scanner.js';
 import { createAtomWriter } from '../../odata/atom-writer.js';
-import { xmlSource } from '../../odata/xml-parser.js';
+import { xmlSourcePieces } from '../../odata/xml-source.js';
 import type { EdmRecord } from '../../odata/edm.js';
 import { ROOT, golden, setOf, timeTracking } from './fixtures/atom/models.js';
 
@@ -28,21 +28,33 @@ function treeRead(xml: string, set = clients): AtomFeed | Error {
   }
 }
 
-/** The scanner as readAtomFeed runs it: on a document whose characters XML allows. */
-function scan(xml: string, set = clients): AtomFeed | undefined {
-  let source: string;
+/** The scanner as readAtomFeed runs it: on the pieces of a document whose characters XML allows. */
+function scan(xml: string | Uint8Array, set = clients, pieceBytes?: number): AtomFeed | undefined {
+  let pieces: string[];
   try {
-    source = xmlSource(xml);
+    pieces = xmlSourcePieces(xml, pieceBytes);
   } catch {
     return undefined;
   }
-  return scanAtomFeed(source, compileSet(timeTracking, set));
+  return scanAtomFeed(pieces, compileSet(timeTracking, set));
 }
 
-/** What the scanner promises of any document: the general reader's answer, or nothing. */
+/**
+ * The scanner on the document's bytes cut into pieces of a few tags each (xml-source.ts), so
+ * that text runs on from one piece into the next and every tag may begin one.
+ */
+function scanInPieces(xml: string, set = clients, pieceBytes?: number): AtomFeed | undefined {
+  const bytes = Buffer.from(xml);
+  return scan(bytes, set, pieceBytes ?? 1 + (bytes.length % 61));
+}
+
+/** What the scanner promises of any document, whole or in pieces: the general reader's answer, or nothing. */
 function expectNoDifferentAnswer(xml: string, set = clients): AtomFeed | undefined {
   const scanned = scan(xml, set);
   if (scanned !== undefined) expect(scanned).toStrictEqual(treeRead(xml, set));
+  // A lone surrogate has no UTF-8: its bytes would be another document.
+  const inPieces = Buffer.from(xml).toString() === xml ? scanInPieces(xml, set) : undefined;
+  if (inPieces !== undefined) expect(inPieces, 'in pieces').toStrictEqual(treeRead(xml, set));
   return scanned;
 }
 
@@ -102,6 +114,7 @@ describe('Atom feed scanner: the feeds servers write', () => {
   it('reads the golden feed of clients (m:count, next link, deferred links) as the general reader does', () => {
     const xml = golden('clients-feed.xml');
     expect(expectNoDifferentAnswer(xml)).toBeDefined();
+    expect(scanInPieces(xml)).toBeDefined();
   });
 
   it('accepts every feed of the writer, in the styles of other servers, and answers the same', () => {
@@ -110,6 +123,7 @@ describe('Atom feed scanner: the feeds servers write', () => {
         const xml = (styles[style] as (xml: string) => string)(written(records, options));
         const scanned = expectNoDifferentAnswer(xml);
         expect(scanned, `${style}: ${xml.slice(0, 400)}`).toBeDefined();
+        expect(scanInPieces(xml), `${style}, in pieces`).toStrictEqual(scanned);
         expect(scanned?.entries).toHaveLength(records.length);
       }),
       { numRuns: 300 },
@@ -145,11 +159,13 @@ describe('Atom feed scanner: what it leaves to the general reader', () => {
     'an unbound prefix': page.replace('<d:Name m:type="Edm.String">A</d:Name>', '<q:Name>A</q:Name>'),
     'a bad count': page.replace('<entry>', '<m:count>-1</m:count><entry>'),
     'text after the feed': `${page}x`,
+    'markup after the feed': `${page} <x/>`,
   };
   for (const [name, xml] of Object.entries(cases)) {
     it(`declines ${name}, and readAtomFeed still answers as the general reader does`, () => {
       expect(xml).not.toBe(page);
       expect(scan(xml)).toBeUndefined();
+      for (const pieceBytes of [1, 7, 61]) expect(scanInPieces(xml, clients, pieceBytes), `pieces of ${pieceBytes} bytes`).toBeUndefined();
       const tree = treeRead(xml);
       if (tree instanceof Error) expect(() => readAtomFeed(xml, timeTracking, clients)).toThrow(tree.message);
       else expect(readAtomFeed(xml, timeTracking, clients)).toStrictEqual(tree);
@@ -161,7 +177,7 @@ describe('Atom feed scanner: what it leaves to the general reader', () => {
       { ID: 7, Name: 'Müller & Co <GmbH>', Comment: 'a\nb', Active: false, AssignedToCurrentUser: true, Custom1: 'x', Custom2: null, Custom3: null, Custom4: null, Custom5: null, LastChangeTime: new Date(Date.UTC(2026, 1, 28, 12)), LastChangeAuthor: 3 },
       { ID: 8, Name: '', Comment: null, Active: true, AssignedToCurrentUser: false, Custom1: null, Custom2: null, Custom3: null, Custom4: null, Custom5: null, LastChangeTime: new Date(0), LastChangeAuthor: 0 },
     ], { count: 2, next: `${ROOT}Clients?$skiptoken=8`, etags: true });
-    const piece = fc.constantFrom('<', '>', '/', '"', "'", '=', ':', '&', ';', ' ', 'x', 'd:', 'm:', '</d:Name>', '<entry>', '&amp;', '&#0;', 'xmlns:d="x"', '\u0001');
+    const piece = fc.constantFrom('<', '>', '/', '"', "'", '=', ':', '&', ';', ' ', 'x', 'd:', 'm:', '</d:Name>', '<entry>', '&amp;', '&#0;', 'xmlns:d="x"', '\u0001', '\uffff', '\ud800', '\r', '\u000b');
     const edit = fc.oneof(
       fc.record({ at: fc.nat(), insert: piece, remove: fc.constant(0) }),
       fc.record({ at: fc.nat(), insert: fc.constant(''), remove: fc.integer({ min: 1, max: 12 }) }),
