@@ -21,7 +21,7 @@ import type { EntitySet } from './model.js';
 import { NS_ATOM, NS_METADATA, NS_RELATED, NS_SCHEME } from './namespaces.js';
 import type { XmlElement, XmlParseOptions } from './xml-parser.js';
 import { attributeOf, parseXml } from './xml-parser.js';
-import { xmlSourcePieces } from './xml-source.js';
+import { xmlTextPieces } from './xml-source.js';
 import { scanAtomFeed } from './atom-feed-scanner.js';
 import type { XmlElementReader } from './xml-values.js';
 import { readProperties } from './xml-properties.js';
@@ -195,10 +195,10 @@ export function readAtomFeed(
   // of the caller's own is the general reader's to enforce.
   let source = input;
   if (options?.maxDepth === undefined) {
-    const pieces = xmlSourcePieces(input);
+    const pieces = xmlTextPieces(input);
     const scanned = scanAtomFeed(pieces, c);
     if (scanned !== undefined) return scanned;
-    if (pieces.length === 1) source = pieces[0] as string;
+    if (pieces.length === 1) source = pieces[0] as string; // parseXml checks its characters
   }
   const root = parseXml(source, options);
   expectRoot(root, 'feed');

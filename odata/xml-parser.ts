@@ -9,7 +9,7 @@
 // apart: an element's `text` is all character data directly inside it (OData never mixes).
 import { PayloadError } from './errors.js';
 import { NS_XML } from './namespaces.js';
-import { xmlSource } from './xml-source.js';
+import { hasForbiddenChar, xmlSource } from './xml-source.js';
 
 export interface XmlAttribute {
   /** Namespace URI; '' for an unprefixed attribute. */
@@ -79,19 +79,33 @@ function normalizeNewlines(raw: string): string {
   return raw.indexOf('\r') === -1 ? raw : raw.replace(/\r\n?/g, '\n');
 }
 
+// What character data or an attribute value cannot be taken as written for: `<`, a reference, a
+// line end to normalise, a character XML forbids, a surrogate (which may be half of a pair). The
+// tag reader reads unchecked text (xml-source.ts), so these checks are all it gets; one search
+// for all of them costs what three indexOf did.
+// eslint-disable-next-line no-control-regex -- control characters are what XML forbids
+const TEXT_WORK = /[\u0000-\u0008\u000b-\u001f<&\ud800-\udfff\ufffe\uffff]/;
+// eslint-disable-next-line no-control-regex -- the same, and tabs and line feeds, which become spaces
+const ATTRIBUTE_WORK = /[\u0000-\u001f<&\ud800-\udfff\ufffe\uffff]/;
+
+function checkChars(raw: string, at: number): void {
+  if (hasForbiddenChar(raw)) fail('a character XML does not allow', at);
+}
+
 /** Character data as written between tags, decoded; `at` is its offset for messages. */
 export function characterData(raw: string, at: number): string {
+  if (!TEXT_WORK.test(raw)) return raw;
   if (raw.indexOf('<') !== -1) fail("'<' in character data", at);
+  checkChars(raw, at);
   const text = normalizeNewlines(raw);
   return text.indexOf('&') === -1 ? text : decodeReferences(text, at);
 }
-
-const ATTRIBUTE_WORK = /[<&\t\n\r]/;
 
 /** An attribute value as written between its quotes, normalised and decoded. */
 export function attributeValue(raw: string, at: number): string {
   if (!ATTRIBUTE_WORK.test(raw)) return raw;
   if (raw.indexOf('<') !== -1) fail("'<' in an attribute value", at);
+  checkChars(raw, at);
   // Literal white space is normalised to spaces; references (&#xA;) keep their character.
   const text = normalizeNewlines(raw).replace(/[\t\n]/g, ' ');
   return text.indexOf('&') === -1 ? text : decodeReferences(text, at);

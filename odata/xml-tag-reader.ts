@@ -1,6 +1,9 @@
 // Reads an XML document tag by tag, in place, for readers that know the shape they expect and
 // want no tree of it (the Atom feed scanner): every check the parser (xml-parser.ts) makes on
-// what it reads, but only for documents whose namespaces are declared on the root, whose names
+// what it reads, the characters XML forbids included (its text comes unchecked, xml-source.ts:
+// names are read as ASCII name characters, white space as white space, text and attribute values
+// through characterData and attributeValue, and what is compared with a name or a start tag read
+// before was checked then), but only for documents whose namespaces are declared on the root, whose names
 // are ASCII, and that hold no comments, CDATA or processing instructions after the XML
 // declaration. Anything else, or anything wrong, declines: the reader then leaves the document
 // to parseXml, which gives the answer or the error it always gave.
@@ -11,6 +14,7 @@
 import { NS_XML } from './namespaces.js';
 import type { XmlAttribute, XmlElement } from './xml-parser.js';
 import { attributeValue, characterData, isSpace } from './xml-parser.js';
+import { hasForbiddenChar } from './xml-source.js';
 import { TextTable, hashStep } from './xml-text-table.js';
 
 /** Thrown inside a reader to give the document to the general parser. */
@@ -354,7 +358,7 @@ export class XmlTagReader {
     const xml = this.xml;
     if (xml.startsWith('<?xml')) {
       const end = xml.indexOf('?>', 5);
-      if (end === -1) decline();
+      if (end === -1 || hasForbiddenChar(xml.slice(0, end))) decline();
       this.pos = end + 2;
     }
     while (isSpace(xml.charCodeAt(this.pos))) this.pos++;
