@@ -17,6 +17,7 @@ import { PayloadError } from './errors.js';
 import { NS_ATOM, NS_DATA, NS_METADATA, NS_RELATED, NS_SCHEME } from './namespaces.js';
 import type { XmlAttribute } from './xml-parser.js';
 import { ABSENT, propertySlots } from './xml-properties.js';
+import type { LeafShape } from './xml-tag-reader.js';
 import { decline, isDecline, XmlTagReader } from './xml-tag-reader.js';
 import type { XmlElementReader } from './xml-values.js';
 import { xmlLeafReader } from './xml-values.js';
@@ -30,8 +31,21 @@ interface PropertyMemo {
   leafFor: readonly XmlAttribute[] | undefined;
 }
 
+/** How an entry wrote a property at one place among its properties, and how it was read. */
+interface PropertyStep {
+  readonly shape: LeafShape;
+  readonly slot: number;
+  readonly leaf: (text: string) => EdmValue;
+}
+
 class FeedScanner {
   private readonly tags: XmlTagReader;
+  /**
+   * The last two ways the entries read wrote each place among their properties (a property is
+   * null in some, say); undefined: not a property without child elements.
+   */
+  private readonly steps: (PropertyStep | undefined)[] = [];
+  private readonly otherSteps: (PropertyStep | undefined)[] = [];
 
   constructor(
     pieces: readonly string[],
@@ -125,7 +139,26 @@ class FeedScanner {
     const slots: unknown[] = new Array<unknown>(compiled.readers.length).fill(ABSENT);
     if (!tags.selfClosing) {
       const name = tags.tag.raw;
-      while (tags.nextTag()) {
+      const { steps, otherSteps } = this;
+      for (let k = 0; ; k++) {
+        // Written as an entry before wrote it: read in two comparisons (xml-tag-reader.ts).
+        const step = steps[k];
+        if (step !== undefined) {
+          let read = step;
+          let text = tags.leafAs(step.shape);
+          const other = otherSteps[k];
+          if (text === undefined && other !== undefined) {
+            read = other;
+            text = tags.leafAs(other.shape);
+          }
+          if (text !== undefined) {
+            if (slots[read.slot] !== ABSENT) decline();
+            slots[read.slot] = read.leaf(text);
+            continue;
+          }
+        }
+        tags.mark();
+        if (!tags.nextTag()) break;
         const tag = tags.tag;
         if (tag.ns !== NS_DATA) decline();
         let memo = tag.memo as PropertyMemo | undefined;
@@ -138,7 +171,16 @@ class FeedScanner {
           memo.leaf = xmlLeafReader(reader, tags.attributes);
           memo.leafFor = tags.attributes;
         }
-        slots[slot] = memo.leaf === undefined ? reader(tags.element()) : memo.leaf(tags.textElement());
+        const leaf = memo.leaf;
+        if (leaf === undefined) {
+          slots[slot] = reader(tags.element());
+          steps[k] = otherSteps[k] = undefined;
+        } else {
+          slots[slot] = leaf(tags.textElement());
+          const shape = tags.leafShape();
+          otherSteps[k] = steps[k];
+          steps[k] = shape === undefined ? undefined : { shape, slot, leaf };
+        }
       }
       tags.endTag(name);
     }

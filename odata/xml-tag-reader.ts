@@ -9,8 +9,10 @@
 // to parseXml, which gives the answer or the error it always gave.
 //
 // Feeds repeat themselves entry by entry, and the reader profits from that: the name of a start
-// tag is first looked for where the successor of the last tag would be, and a start tag that
-// goes on exactly as the last one of its name did is read as that one was.
+// tag is first looked for where the successor of the last tag would be, a start tag that goes on
+// exactly as the last one of its name did is read as that one was, and an element without child
+// elements written as one before (white space, start tag and end tag the same, the text
+// anything) can be read in two comparisons and one search (leafAs).
 import { NS_XML } from './namespaces.js';
 import type { XmlAttribute, XmlElement } from './xml-parser.js';
 import { attributeValue, characterData, isSpace } from './xml-parser.js';
@@ -75,6 +77,19 @@ export interface KnownName {
   memo: unknown;
 }
 
+/**
+ * How an element without child elements was written, from where the reader stood before it:
+ * read again with two comparisons and a search where the entries of a feed repeat it (leafAs).
+ */
+export interface LeafShape {
+  /** What came before the start tag (white space, say) and the start tag. */
+  readonly open: string;
+  /** The end tag; '' when the start tag closed itself. */
+  readonly close: string;
+  readonly tag: KnownName;
+  readonly attributes: readonly XmlAttribute[];
+}
+
 function knownName(raw: string, ns: string, local: string): KnownName {
   return { raw, ns, local, successor: undefined, tail: '', tailAttributes: NO_ATTRIBUTES, tailSelfClosing: false, memo: undefined };
 }
@@ -101,6 +116,12 @@ export class XmlTagReader {
   lastText = '';
   /** Where the last name or attribute value read ends. */
   private cursor = 0;
+  /** Where the last start tag ended and the last end tag began, for leafShape(). */
+  private startTagEnd = 0;
+  private endTagStart = 0;
+  /** Where mark() was called. */
+  private markedPiece = -1;
+  private marked = 0;
 
   constructor(private readonly pieces: readonly string[]) {
     this.xml = pieces[0] ?? '';
@@ -157,6 +178,7 @@ export class XmlTagReader {
   /** `</name>` of the element whose start tag was written `name`, white space before `>`. */
   endTag(name: string): void {
     const xml = this.xml;
+    this.endTagStart = this.pos;
     if (xml.charCodeAt(this.pos) !== 60 || xml.charCodeAt(this.pos + 1) !== 47 || !holdsAt(xml, name, this.pos + 2)) decline();
     let i = this.pos + 2 + name.length;
     while (isSpace(xml.charCodeAt(i))) i++;
@@ -180,6 +202,52 @@ export class XmlTagReader {
     if (this.nextTag()) decline();
     const text = this.lastText;
     this.endTag(name);
+    return text;
+  }
+
+  /** Remembers where the reader stands, for leafShape(). */
+  mark(): void {
+    this.marked = this.pos;
+    this.markedPiece = this.piece;
+  }
+
+  /**
+   * How the element just read by textElement() was written, from the mark on; undefined when a
+   * piece ended in between. Every character of it has been checked.
+   */
+  leafShape(): LeafShape | undefined {
+    if (this.markedPiece !== this.piece) return undefined;
+    const xml = this.xml;
+    return {
+      open: xml.slice(this.marked, this.startTagEnd),
+      close: this.selfClosing ? '' : xml.slice(this.endTagStart, this.pos),
+      tag: this.tag,
+      attributes: this.attributes,
+    };
+  }
+
+  /**
+   * The text of the next element when it is written as `shape` was, its text aside: nextTag()
+   * and textElement() in two comparisons and one search. Undefined, and nothing read, when it is
+   * not.
+   */
+  leafAs(shape: LeafShape): string | undefined {
+    const xml = this.xml;
+    const open = shape.open;
+    if (this.depth >= MAX_DEPTH || !holdsAt(xml, open, this.pos)) return undefined;
+    const from = this.pos + open.length;
+    let text = '';
+    let end = from;
+    if (shape.close !== '') {
+      const lt = xml.indexOf('<', from);
+      if (lt === -1 || !holdsAt(xml, shape.close, lt)) return undefined;
+      if (lt !== from) text = characterData(xml.slice(from, lt), from);
+      end = lt + shape.close.length;
+    }
+    this.pos = end;
+    this.tag = shape.tag;
+    this.attributes = shape.attributes;
+    this.selfClosing = shape.close === '';
     return text;
   }
 
@@ -288,6 +356,7 @@ export class XmlTagReader {
       this.selfClosing = tag.tailSelfClosing;
       this.pos = i + tag.tail.length;
     } else this.readAttributes(tag, i);
+    this.startTagEnd = this.pos;
     if (!this.selfClosing) this.depth++;
   }
 

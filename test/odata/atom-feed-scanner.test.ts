@@ -149,7 +149,14 @@ describe('Atom feed scanner: the feeds servers write', () => {
 });
 
 describe('Atom feed scanner: what it leaves to the general reader', () => {
-  const page = written([{ ID: 1, Name: 'A', Comment: null, Active: true, AssignedToCurrentUser: false, Custom1: null, Custom2: null, Custom3: null, Custom4: null, Custom5: null, LastChangeTime: new Date(0), LastChangeAuthor: 1 }], { etags: false });
+  const record: EdmRecord = { ID: 1, Name: 'A', Comment: null, Active: true, AssignedToCurrentUser: false, Custom1: null, Custom2: null, Custom3: null, Custom4: null, Custom5: null, LastChangeTime: new Date(0), LastChangeAuthor: 1 };
+  const page = written([record], { etags: false });
+  // The second entry's properties are read as the first wrote them, where it writes them so.
+  const pair = written([record, { ...record, ID: 2, Name: 'B' }], { etags: false });
+  const inSecond = (from: string, to: string) => {
+    const at = pair.lastIndexOf('<entry>');
+    return pair.slice(0, at) + pair.slice(at).replace(from, to);
+  };
   const cases: Record<string, string> = {
     'a comment': page.replace('<entry>', '<entry><!-- x -->'),
     'CDATA': page.replace('>A</d:Name>', '><![CDATA[A]]></d:Name>'),
@@ -163,6 +170,10 @@ describe('Atom feed scanner: what it leaves to the general reader', () => {
     'an unbound prefix': page.replace('<d:Name m:type="Edm.String">A</d:Name>', '<q:Name>A</q:Name>'),
     'a bad count': page.replace('<entry>', '<m:count>-1</m:count><entry>'),
     'text after the feed': `${page}x`,
+    'a property given twice in a later entry, the second time as the first entry wrote it':
+      inSecond('<d:ID m:type="Edm.Int32">2</d:ID>', '<d:Name m:type="Edm.String">C</d:Name>'),
+    'a mismatched end tag in a later entry': inSecond('B</d:Name>', 'B</d:Nam>'),
+    'an element inside a property of a later entry': inSecond('>B</d:Name>', '>B<d:x/></d:Name>'),
     'markup after the feed': `${page} <x/>`,
     'a character XML forbids in text': page.replace('>A</d:Name>', '>A\u0001</d:Name>'),
     'a character XML forbids in an attribute value': page.replace('term="Service.Client"', 'term="Service.Client\uffff"'),
