@@ -141,7 +141,7 @@ class FeedScanner {
       const name = tags.tag.raw;
       const { steps, otherSteps } = this;
       for (let k = 0; ; k++) {
-        // Written as an entry before wrote it: read in two comparisons (xml-tag-reader.ts).
+        // Written as an entry before wrote it: read in one comparison (xml-tag-reader.ts).
         const step = steps[k];
         if (step !== undefined) {
           let read = step;
@@ -158,6 +158,7 @@ class FeedScanner {
           }
         }
         tags.mark();
+        tags.endLeaf();
         if (!tags.nextTag()) break;
         const tag = tags.tag;
         if (tag.ns !== NS_DATA) decline();
@@ -176,7 +177,7 @@ class FeedScanner {
           slots[slot] = reader(tags.element());
           steps[k] = otherSteps[k] = undefined;
         } else {
-          slots[slot] = leaf(tags.textElement());
+          slots[slot] = leaf(tags.leafText());
           const shape = tags.leafShape();
           otherSteps[k] = steps[k];
           steps[k] = shape === undefined ? undefined : { shape, slot, leaf };

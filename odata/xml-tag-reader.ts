@@ -10,9 +10,10 @@
 //
 // Feeds repeat themselves entry by entry, and the reader profits from that: the name of a start
 // tag is first looked for where the successor of the last tag would be, a start tag that goes on
-// exactly as the last one of its name did is read as that one was, and an element without child
-// elements written as one before (white space, start tag and end tag the same, the text
-// anything) can be read in two comparisons and one search (leafAs).
+// exactly as the last one of its name did is read as that one was, and in a run of elements
+// without child elements (an entry's properties), one written as one was before (the end tag
+// before it, white space and its start tag the same, its text anything) is read in one
+// comparison and one search (leafAs).
 import { NS_XML } from './namespaces.js';
 import type { XmlAttribute, XmlElement } from './xml-parser.js';
 import { attributeValue, characterData, isSpace } from './xml-parser.js';
@@ -78,16 +79,18 @@ export interface KnownName {
 }
 
 /**
- * How an element without child elements was written, from where the reader stood before it:
- * read again with two comparisons and a search where the entries of a feed repeat it (leafAs).
+ * How an element without child elements (a leaf) was written in a run of them, from the end of
+ * the text of the leaf before it: read again in one comparison where the entries of a feed
+ * repeat it (leafAs). Every character of it was checked when it was first read.
  */
 export interface LeafShape {
-  /** What came before the start tag (white space, say) and the start tag. */
+  /** The end tag of the leaf before (if there was one), white space, and this start tag. */
   readonly open: string;
-  /** The end tag; '' when the start tag closed itself. */
-  readonly close: string;
+  /** The leaf whose end tag `open` begins with; undefined for none. */
+  readonly closes: KnownName | undefined;
   readonly tag: KnownName;
   readonly attributes: readonly XmlAttribute[];
+  readonly selfClosing: boolean;
 }
 
 function knownName(raw: string, ns: string, local: string): KnownName {
@@ -116,12 +119,14 @@ export class XmlTagReader {
   lastText = '';
   /** Where the last name or attribute value read ends. */
   private cursor = 0;
-  /** Where the last start tag ended and the last end tag began, for leafShape(). */
+  /** Where the last start tag ended, for leafShape(). */
   private startTagEnd = 0;
-  private endTagStart = 0;
-  /** Where mark() was called. */
+  /** In a run of leaves: the one whose text was read last, its end tag not yet (see leafAs). */
+  private openLeaf: KnownName | undefined;
+  /** Where mark() was called, and the open leaf then. */
   private markedPiece = -1;
   private marked = 0;
+  private markedLeaf: KnownName | undefined;
 
   constructor(private readonly pieces: readonly string[]) {
     this.xml = pieces[0] ?? '';
@@ -178,7 +183,6 @@ export class XmlTagReader {
   /** `</name>` of the element whose start tag was written `name`, white space before `>`. */
   endTag(name: string): void {
     const xml = this.xml;
-    this.endTagStart = this.pos;
     if (xml.charCodeAt(this.pos) !== 60 || xml.charCodeAt(this.pos + 1) !== 47 || !holdsAt(xml, name, this.pos + 2)) decline();
     let i = this.pos + 2 + name.length;
     while (isSpace(xml.charCodeAt(i))) i++;
@@ -205,49 +209,76 @@ export class XmlTagReader {
     return text;
   }
 
-  /** Remembers where the reader stands, for leafShape(). */
+  /** Remembers where the reader stands in a run of leaves, for leafShape(). */
   mark(): void {
     this.marked = this.pos;
     this.markedPiece = this.piece;
+    this.markedLeaf = this.openLeaf;
+  }
+
+  /** Reads the end tag of the leaf whose text was read last in a run, if any. */
+  endLeaf(): void {
+    const leaf = this.openLeaf;
+    if (leaf === undefined) return;
+    this.openLeaf = undefined;
+    this.endTag(leaf.raw);
   }
 
   /**
-   * How the element just read by textElement() was written, from the mark on; undefined when a
-   * piece ended in between. Every character of it has been checked.
+   * The text of the element of the last start tag, which must hold no elements, in a run of
+   * leaves: its end tag is left for endLeaf() or the next leafAs() to read.
+   */
+  leafText(): string {
+    if (this.selfClosing) return '';
+    if (this.nextTag()) decline();
+    this.openLeaf = this.tag;
+    return this.lastText;
+  }
+
+  /**
+   * How the leaf just read by leafText() was written, from the mark on; undefined when a piece
+   * ended in between.
    */
   leafShape(): LeafShape | undefined {
     if (this.markedPiece !== this.piece) return undefined;
-    const xml = this.xml;
     return {
-      open: xml.slice(this.marked, this.startTagEnd),
-      close: this.selfClosing ? '' : xml.slice(this.endTagStart, this.pos),
+      open: this.xml.slice(this.marked, this.startTagEnd),
+      closes: this.markedLeaf,
       tag: this.tag,
       attributes: this.attributes,
+      selfClosing: this.selfClosing,
     };
   }
 
   /**
-   * The text of the next element when it is written as `shape` was, its text aside: nextTag()
-   * and textElement() in two comparisons and one search. Undefined, and nothing read, when it is
-   * not.
+   * In a run of leaves, the text of the next when it is written as `shape` was, its text aside:
+   * endLeaf(), nextTag() and leafText() in one comparison and one search. Undefined, and nothing
+   * read, when it is not.
    */
   leafAs(shape: LeafShape): string | undefined {
     const xml = this.xml;
     const open = shape.open;
-    if (this.depth >= MAX_DEPTH || !holdsAt(xml, open, this.pos)) return undefined;
-    const from = this.pos + open.length;
+    const at = this.pos;
+    if (shape.closes !== this.openLeaf || !holdsAt(xml, open, at)) return undefined;
+    const from = at + open.length;
     let text = '';
-    let end = from;
-    if (shape.close !== '') {
+    let depth = this.depth - (shape.closes === undefined ? 0 : 1);
+    if (depth >= MAX_DEPTH) return undefined;
+    if (shape.selfClosing) {
+      this.pos = from;
+      this.openLeaf = undefined;
+    } else {
       const lt = xml.indexOf('<', from);
-      if (lt === -1 || !holdsAt(xml, shape.close, lt)) return undefined;
+      if (lt === -1) return undefined;
       if (lt !== from) text = characterData(xml.slice(from, lt), from);
-      end = lt + shape.close.length;
+      this.pos = lt;
+      this.openLeaf = shape.tag;
+      depth++;
     }
-    this.pos = end;
+    this.depth = depth;
     this.tag = shape.tag;
     this.attributes = shape.attributes;
-    this.selfClosing = shape.close === '';
+    this.selfClosing = shape.selfClosing;
     return text;
   }
 

@@ -153,9 +153,9 @@ describe('Atom feed scanner: what it leaves to the general reader', () => {
   const page = written([record], { etags: false });
   // The second entry's properties are read as the first wrote them, where it writes them so.
   const pair = written([record, { ...record, ID: 2, Name: 'B' }], { etags: false });
-  const inSecond = (from: string, to: string) => {
+  const inSecond = (...edits: [string, string][]) => {
     const at = pair.lastIndexOf('<entry>');
-    return pair.slice(0, at) + pair.slice(at).replace(from, to);
+    return pair.slice(0, at) + edits.reduce((entry, [from, to]) => entry.replace(from, to), pair.slice(at));
   };
   const cases: Record<string, string> = {
     'a comment': page.replace('<entry>', '<entry><!-- x -->'),
@@ -171,9 +171,12 @@ describe('Atom feed scanner: what it leaves to the general reader', () => {
     'a bad count': page.replace('<entry>', '<m:count>-1</m:count><entry>'),
     'text after the feed': `${page}x`,
     'a property given twice in a later entry, the second time as the first entry wrote it':
-      inSecond('<d:ID m:type="Edm.Int32">2</d:ID>', '<d:Name m:type="Edm.String">C</d:Name>'),
-    'a mismatched end tag in a later entry': inSecond('B</d:Name>', 'B</d:Nam>'),
-    'an element inside a property of a later entry': inSecond('>B</d:Name>', '>B<d:x/></d:Name>'),
+      inSecond(['<d:ID m:type="Edm.Int32">2</d:ID>', '<d:Name m:type="Edm.String">C</d:Name>']),
+    'a mismatched end tag in a later entry': inSecond(['B</d:Name>', 'B</d:Nam>']),
+    // What follows is written as the first entry wrote it after its ID, but closes another element.
+    'a property of a later entry ended by the end tag of another':
+      inSecond(['<d:ID m:type="Edm.Int32">2</d:ID>', '<d:Comment m:type="Edm.String">x</d:ID>'], ['<d:Comment m:type="Edm.String" m:null="true"/>', '']),
+    'an element inside a property of a later entry': inSecond(['>B</d:Name>', '>B<d:x/></d:Name>']),
     'markup after the feed': `${page} <x/>`,
     'a character XML forbids in text': page.replace('>A</d:Name>', '>A\u0001</d:Name>'),
     'a character XML forbids in an attribute value': page.replace('term="Service.Client"', 'term="Service.Client\uffff"'),
