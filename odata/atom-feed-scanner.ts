@@ -17,8 +17,9 @@ import { PayloadError } from './errors.js';
 import { NS_ATOM, NS_DATA, NS_METADATA, NS_RELATED, NS_SCHEME } from './namespaces.js';
 import type { XmlAttribute } from './xml-parser.js';
 import { ABSENT, propertySlots } from './xml-properties.js';
-import type { LeafShape } from './xml-tag-reader.js';
-import { decline, isDecline, XmlTagReader } from './xml-tag-reader.js';
+import type { LeafShape } from './xml-tag-parts.js';
+import { decline, isDecline } from './xml-tag-parts.js';
+import { XmlTagReader } from './xml-tag-reader.js';
 import type { XmlElementReader } from './xml-values.js';
 import { xmlLeafReader } from './xml-values.js';
 

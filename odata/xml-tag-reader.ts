@@ -1,12 +1,14 @@
 // Reads an XML document tag by tag, in place, for readers that know the shape they expect and
 // want no tree of it (the Atom feed scanner): every check the parser (xml-parser.ts) makes on
-// what it reads, the characters XML forbids included (its text comes unchecked, xml-source.ts:
-// names are read as ASCII name characters, white space as white space, text and attribute values
-// through characterData and attributeValue, and what is compared with a name or a start tag read
-// before was checked then), but only for documents whose namespaces are declared on the root, whose names
+// what it reads, but only for documents whose namespaces are declared on the root, whose names
 // are ASCII, and that hold no comments, CDATA or processing instructions after the XML
 // declaration. Anything else, or anything wrong, declines: the reader then leaves the document
 // to parseXml, which gives the answer or the error it always gave.
+//
+// Its text comes unchecked (xml-source.ts), so the characters XML forbids are caught where they
+// are read: names are read as ASCII name characters, white space as white space, text and
+// attribute values through characterData and attributeValue, and what is compared with a name,
+// a start tag or a leaf read before was checked then.
 //
 // Feeds repeat themselves entry by entry, and the reader profits from that: the name of a start
 // tag is first looked for where the successor of the last tag would be, a start tag that goes on
@@ -18,84 +20,13 @@ import { NS_XML } from './namespaces.js';
 import type { XmlAttribute, XmlElement } from './xml-parser.js';
 import { attributeValue, characterData, isSpace } from './xml-parser.js';
 import { hasForbiddenChar } from './xml-source.js';
+import type { KnownName, LeafShape } from './xml-tag-parts.js';
+import { NO_ATTRIBUTES, decline, endsName, holdsAt, isNameChar, isNameStart, knownName } from './xml-tag-parts.js';
 import { TextTable, hashStep } from './xml-text-table.js';
-
-/** Thrown inside a reader to give the document to the general parser. */
-class Decline {}
-const DECLINE = new Decline();
-
-export function decline(): never {
-  throw DECLINE;
-}
-
-export function isDecline(error: unknown): boolean {
-  return error === DECLINE;
-}
 
 /** Deeper than any feed we read fast, and well inside the parser's default limit of 100. */
 const MAX_DEPTH = 32;
-const NO_ATTRIBUTES: readonly XmlAttribute[] = Object.freeze([]);
 const NO_CHILDREN = Object.freeze([]) as unknown as XmlElement[];
-
-function isNameStart(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
-}
-
-function isNameChar(c: number): boolean {
-  return isNameStart(c) || (c >= 48 && c <= 57) || c === 46 || c === 45;
-}
-
-/**
- * Whether `xml` holds `text` at `at`. startsWith compares character by character, about 2 ns
- * each; a slice (a view, no copy, from 13 characters) compares as memory, about 35 ns whatever
- * its length: the tails of start tags are 20 to 40 characters long.
- */
-function holdsAt(xml: string, text: string, at: number): boolean {
-  return text.length < 16 ? xml.startsWith(text, at) : xml.slice(at, at + text.length) === text;
-}
-
-/** Whether a known name written before `c` is the whole name of a start tag. */
-function endsName(c: number): boolean {
-  return isSpace(c) || c === 62 /* > */ || c === 47 /* / */;
-}
-
-/**
- * A name of the document, resolved once. Element names also remember the tag read after them
- * and how their last start tag went on, because the entries of a feed repeat both.
- */
-export interface KnownName {
-  readonly raw: string;
-  readonly ns: string;
-  readonly local: string;
-  /** The name of the start tag that followed this one last time. */
-  successor: KnownName | undefined;
-  /** The text after the name in this name's last start tag (attributes, `>` or `/>`)... */
-  tail: string;
-  /** ...and what it was read as. */
-  tailAttributes: readonly XmlAttribute[];
-  tailSelfClosing: boolean;
-  /** Whatever the reader learns about this name and keeps (the scanner: its property slot). */
-  memo: unknown;
-}
-
-/**
- * How an element without child elements (a leaf) was written in a run of them, from the end of
- * the text of the leaf before it: read again in one comparison where the entries of a feed
- * repeat it (leafAs). Every character of it was checked when it was first read.
- */
-export interface LeafShape {
-  /** The end tag of the leaf before (if there was one), white space, and this start tag. */
-  readonly open: string;
-  /** The leaf whose end tag `open` begins with; undefined for none. */
-  readonly closes: KnownName | undefined;
-  readonly tag: KnownName;
-  readonly attributes: readonly XmlAttribute[];
-  readonly selfClosing: boolean;
-}
-
-function knownName(raw: string, ns: string, local: string): KnownName {
-  return { raw, ns, local, successor: undefined, tail: '', tailAttributes: NO_ATTRIBUTES, tailSelfClosing: false, memo: undefined };
-}
 
 /** More distinct names than any feed we know holds; past it, names are resolved every time. */
 const TABLE_CAPACITY = 512;
