@@ -39,8 +39,23 @@ interface PropertyStep {
   readonly leaf: (text: string) => EdmValue;
 }
 
+/** What an entry's child read again as a leaf means (every other child means nothing more). */
+const ID = 1;
+const LINK = 2;
+const OTHER = 3;
+type EntryChild = typeof ID | typeof LINK | typeof OTHER;
+
+/** How an entry wrote a child without children at one place among its children. */
+interface EntryStep {
+  readonly shape: LeafShape;
+  readonly child: EntryChild;
+}
+
 class FeedScanner {
   private readonly tags: XmlTagReader;
+  /** As `steps` for the properties, for the children of the entries. */
+  private readonly entrySteps: (EntryStep | undefined)[] = [];
+  private readonly otherEntrySteps: (EntryStep | undefined)[] = [];
   /**
    * The last two ways the entries read wrote each place among their properties (a property is
    * null in some, say); undefined: not a property without child elements.
@@ -92,28 +107,34 @@ class FeedScanner {
     let editLink: string | undefined;
     const navigation: Record<string, AtomNavigationLink> = {};
     if (!tags.selfClosing) {
-      while (tags.nextTag()) {
+      const { entrySteps, otherEntrySteps } = this;
+      for (let k = 0; ; k++) {
+        // A child without children written as one before at this place (id, title, category).
+        const step = entrySteps[k];
+        if (step !== undefined) {
+          let read = step;
+          let text = tags.leafAs(step.shape);
+          const other = otherEntrySteps[k];
+          if (text === undefined && other !== undefined) {
+            read = other;
+            text = tags.leafAs(other.shape);
+          }
+          if (text !== undefined) {
+            if (read.child === ID) id = text.trim();
+            else if (read.child === LINK && this.link(navigation)) editLink = tags.attribute('', 'href');
+            continue;
+          }
+        }
+        tags.mark();
+        tags.endLeaf();
+        if (!tags.nextTag()) break;
         const { ns, local } = tags.tag;
+        let child: EntryChild | undefined = OTHER;
         if (ns === NS_METADATA && local === 'properties') {
           if (properties) decline();
           properties = this.properties();
-        } else if (ns !== NS_ATOM) tags.skipElement();
-        else if (local === 'id') id = tags.textElement().trim();
-        else if (local === 'category') {
-          if (tags.attribute('', 'scheme') === NS_SCHEME && tags.attribute('', 'term') !== this.target.typeName) decline();
-          tags.skipElement();
-        } else if (local === 'link') {
-          const rel = tags.attribute('', 'rel') ?? '';
-          const href = tags.attribute('', 'href');
-          if (rel === 'edit') editLink = href;
-          else if (rel.startsWith(NS_RELATED)) {
-            const name = rel.slice(NS_RELATED.length);
-            // An inline expansion is the general reader's (m:inline, nested feeds).
-            if (!tags.selfClosing || !this.target.navigations.has(name) || Object.hasOwn(navigation, name)) decline();
-            navigation[name] = { href };
-          }
-          tags.skipElement();
-        } else if (local === 'content') {
+          child = undefined;
+        } else if (ns === NS_ATOM && local === 'content') {
           if (!tags.selfClosing) {
             const contentName = tags.tag.raw;
             while (tags.nextTag()) {
@@ -122,11 +143,42 @@ class FeedScanner {
             }
             tags.endTag(contentName);
           }
-        } else tags.skipElement();
+          child = undefined;
+        } else if (ns === NS_ATOM && local === 'id') {
+          id = tags.leafText().trim();
+          child = ID;
+        } else {
+          if (ns === NS_ATOM && local === 'category') {
+            if (tags.attribute('', 'scheme') === NS_SCHEME && tags.attribute('', 'term') !== this.target.typeName) decline();
+          } else if (ns === NS_ATOM && local === 'link') {
+            if (this.link(navigation)) editLink = tags.attribute('', 'href');
+            child = LINK;
+          }
+          if (!tags.skipAsLeaf()) child = undefined;
+        }
+        otherEntrySteps[k] = entrySteps[k];
+        const shape = child === undefined ? undefined : tags.leafShape();
+        entrySteps[k] = shape === undefined ? undefined : { shape, child: child as EntryChild };
       }
       tags.endTag(entryName);
     }
     return atomEntry(properties, id, editLink, etag, navigation);
+  }
+
+  /**
+   * An entry's link (the last start tag): whether it is its edit link; a deferred navigation link
+   * is kept in `navigation`.
+   */
+  private link(navigation: Record<string, AtomNavigationLink>): boolean {
+    const tags = this.tags;
+    const rel = tags.attribute('', 'rel') ?? '';
+    if (rel.startsWith(NS_RELATED)) {
+      const name = rel.slice(NS_RELATED.length);
+      // An inline expansion is the general reader's (m:inline, nested feeds).
+      if (!tags.selfClosing || !this.target.navigations.has(name) || Object.hasOwn(navigation, name)) decline();
+      navigation[name] = { href: tags.attribute('', 'href') };
+    }
+    return rel === 'edit';
   }
 
   /**

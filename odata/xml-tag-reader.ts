@@ -167,7 +167,24 @@ export class XmlTagReader {
   }
 
   /**
-   * How the leaf just read by leafText() was written, from the mark on; undefined when a piece
+   * Skips the element of the last start tag, as skipElement(); one without child elements is
+   * read as leafText() reads it (true).
+   */
+  skipAsLeaf(): boolean {
+    if (this.selfClosing) return true;
+    const name = this.tag.raw;
+    if (!this.nextTag()) {
+      this.openLeaf = this.tag;
+      return true;
+    }
+    do this.skipElement();
+    while (this.nextTag());
+    this.endTag(name);
+    return false;
+  }
+
+  /**
+   * How the leaf just read by leafText() or skipAsLeaf() was written, from the mark on; undefined when a piece
    * ended in between.
    */
   leafShape(): LeafShape | undefined {

@@ -107,6 +107,7 @@ const styles: Record<string, (xml: string) => string> = {
       .replace(/([</ ])d:/g, '$1data:').replace('xmlns:d=', 'xmlns:data=')
       .replace(`xmlns="${ATOM}"`, `xmlns:atom="${ATOM}"`)
       .replace(ATOM_TAG, '<$1atom:$2$3'),
+  spacedIds: (xml) => xml.replace(/<id>([^<]*)<\/id>/g, '<id>\n      $1\n    </id>'),
   singleQuotes: (xml) => xml.replace(/<[^>]*>/g, (tag) => tag.replace(/="([^"']*)"/g, "='$1'")),
   defaultData: (xml) =>
     xml.replace(`xmlns="${ATOM}"`, `xmlns:a="${ATOM}"`).replace(`xmlns:d="${D}"`, `xmlns="${D}"`)
