@@ -1,7 +1,9 @@
 // The fast path of reading an Atom feed: one pass over the text (xml-tag-reader.ts) that builds
 // elements only for properties of complex type and reads everything else in place, where the
-// general reader first builds a tree of every element. A page of 100 time entries as our service
-// writes it: about half the time of the general reader.
+// general reader first builds a tree of every element. Entries repeat one another: where an
+// entry writes a child or a property without elements as an entry before wrote it at the same
+// place, the tag reader reads it in one comparison (Places, leafAs). A page of 100 time entries
+// as our service writes it: about a fifth of the time of the general reader.
 //
 // It reads the shape V2 servers write (ours, SAP Gateway, WCF, Olingo: namespaces declared on
 // the feed) and nothing else: no inline expansions, nothing the tag reader declines. Anything
@@ -51,17 +53,42 @@ interface EntryStep {
   readonly child: EntryChild;
 }
 
+/**
+ * The last two ways the entries read wrote each place among some of their elements (their own
+ * children, their properties) that held no elements: a property is null in some entries, say.
+ */
+class Places<Step extends { readonly shape: LeafShape }> {
+  private readonly last: (Step | undefined)[] = [];
+  private readonly before: (Step | undefined)[] = [];
+  /** The text of the leaf read() read. */
+  text = '';
+
+  /** The step the leaf at place `k` is written as, that leaf read; undefined: nothing read. */
+  read(tags: XmlTagReader, k: number): Step | undefined {
+    const last = this.last[k];
+    if (last === undefined) return undefined;
+    let text = tags.leafAs(last.shape);
+    if (text !== undefined) {
+      this.text = text;
+      return last;
+    }
+    const before = this.before[k];
+    if (before === undefined || (text = tags.leafAs(before.shape)) === undefined) return undefined;
+    this.text = text;
+    return before;
+  }
+
+  /** How place `k` was written this time; undefined: not as a leaf of a run. */
+  learn(k: number, step: Step | undefined): void {
+    this.before[k] = this.last[k];
+    this.last[k] = step;
+  }
+}
+
 class FeedScanner {
   private readonly tags: XmlTagReader;
-  /** As `steps` for the properties, for the children of the entries. */
-  private readonly entrySteps: (EntryStep | undefined)[] = [];
-  private readonly otherEntrySteps: (EntryStep | undefined)[] = [];
-  /**
-   * The last two ways the entries read wrote each place among their properties (a property is
-   * null in some, say); undefined: not a property without child elements.
-   */
-  private readonly steps: (PropertyStep | undefined)[] = [];
-  private readonly otherSteps: (PropertyStep | undefined)[] = [];
+  private readonly children = new Places<EntryStep>();
+  private readonly properties = new Places<PropertyStep>();
 
   constructor(
     pieces: readonly string[],
@@ -107,23 +134,14 @@ class FeedScanner {
     let editLink: string | undefined;
     const navigation: Record<string, AtomNavigationLink> = {};
     if (!tags.selfClosing) {
-      const { entrySteps, otherEntrySteps } = this;
+      const children = this.children;
       for (let k = 0; ; k++) {
         // A child without children written as one before at this place (id, title, category).
-        const step = entrySteps[k];
+        const step = children.read(tags, k);
         if (step !== undefined) {
-          let read = step;
-          let text = tags.leafAs(step.shape);
-          const other = otherEntrySteps[k];
-          if (text === undefined && other !== undefined) {
-            read = other;
-            text = tags.leafAs(other.shape);
-          }
-          if (text !== undefined) {
-            if (read.child === ID) id = text.trim();
-            else if (read.child === LINK && this.link(navigation)) editLink = tags.attribute('', 'href');
-            continue;
-          }
+          if (step.child === ID) id = children.text.trim();
+          else if (step.child === LINK && this.link(navigation)) editLink = tags.attribute('', 'href');
+          continue;
         }
         tags.mark();
         tags.endLeaf();
@@ -132,14 +150,14 @@ class FeedScanner {
         let child: EntryChild | undefined = OTHER;
         if (ns === NS_METADATA && local === 'properties') {
           if (properties) decline();
-          properties = this.properties();
+          properties = this.record();
           child = undefined;
         } else if (ns === NS_ATOM && local === 'content') {
           if (!tags.selfClosing) {
             const contentName = tags.tag.raw;
             while (tags.nextTag()) {
               if (tags.tag.ns !== NS_METADATA || tags.tag.local !== 'properties' || properties) decline();
-              properties = this.properties();
+              properties = this.record();
             }
             tags.endTag(contentName);
           }
@@ -156,9 +174,8 @@ class FeedScanner {
           }
           if (!tags.skipAsLeaf()) child = undefined;
         }
-        otherEntrySteps[k] = entrySteps[k];
         const shape = child === undefined ? undefined : tags.leafShape();
-        entrySteps[k] = shape === undefined ? undefined : { shape, child: child as EntryChild };
+        children.learn(k, shape === undefined ? undefined : { shape, child: child as EntryChild });
       }
       tags.endTag(entryName);
     }
@@ -186,29 +203,20 @@ class FeedScanner {
    * xml-properties.ts and xml-values.ts: a property of primitive type straight from its text,
    * one of complex type from its elements, built as the parser builds them.
    */
-  private properties(): EdmRecord {
+  private record(): EdmRecord {
     const tags = this.tags;
     const compiled = propertySlots(this.target.fields);
     const slots: unknown[] = new Array<unknown>(compiled.readers.length).fill(ABSENT);
     if (!tags.selfClosing) {
       const name = tags.tag.raw;
-      const { steps, otherSteps } = this;
+      const places = this.properties;
       for (let k = 0; ; k++) {
         // Written as an entry before wrote it: read in one comparison (xml-tag-reader.ts).
-        const step = steps[k];
+        const step = places.read(tags, k);
         if (step !== undefined) {
-          let read = step;
-          let text = tags.leafAs(step.shape);
-          const other = otherSteps[k];
-          if (text === undefined && other !== undefined) {
-            read = other;
-            text = tags.leafAs(other.shape);
-          }
-          if (text !== undefined) {
-            if (slots[read.slot] !== ABSENT) decline();
-            slots[read.slot] = read.leaf(text);
-            continue;
-          }
+          if (slots[step.slot] !== ABSENT) decline();
+          slots[step.slot] = step.leaf(places.text);
+          continue;
         }
         tags.mark();
         tags.endLeaf();
@@ -228,12 +236,11 @@ class FeedScanner {
         const leaf = memo.leaf;
         if (leaf === undefined) {
           slots[slot] = reader(tags.element());
-          steps[k] = otherSteps[k] = undefined;
+          places.learn(k, undefined);
         } else {
           slots[slot] = leaf(tags.leafText());
           const shape = tags.leafShape();
-          otherSteps[k] = steps[k];
-          steps[k] = shape === undefined ? undefined : { shape, slot, leaf };
+          places.learn(k, shape === undefined ? undefined : { shape, slot, leaf });
         }
       }
       tags.endTag(name);
