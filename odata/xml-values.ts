@@ -194,6 +194,31 @@ export function xmlParser(type: EdmPrimitiveType, target: string): XmlParser {
   return type === 'Edm.String' ? parse : (text) => parse(text.trim());
 }
 
+/**
+ * The number an integer's text (a sign, 1 to 20 digits) writes; NaN for any other text. Up to
+ * ten digits by hand: the expression and Number() took about 50 ns a value, and a third of a
+ * time entry's properties are integers.
+ */
+function integerOf(text: string): number {
+  const length = text.length;
+  if (length > 11) return INTEGER.test(text) ? Number(text) : NaN;
+  let i = 0;
+  let sign = 1;
+  const first = text.charCodeAt(0);
+  if (first === 45 /* - */ || first === 43 /* + */) {
+    sign = first === 45 ? -1 : 1;
+    i = 1;
+  }
+  if (i === length) return NaN;
+  let n = 0;
+  for (; i < length; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return NaN;
+    n = n * 10 + digit;
+  }
+  return sign * n;
+}
+
 function textParser(type: EdmPrimitiveType, target: string): XmlParser {
   const fail = (text: string): never => {
     const shown = text.length > 40 ? `${text.slice(0, 40)}...` : text;
@@ -208,7 +233,7 @@ function textParser(type: EdmPrimitiveType, target: string): XmlParser {
     case 'Edm.Int32': {
       const [min, max] = RANGES[type] ?? [0, 0];
       return (t) => {
-        const n = INTEGER.test(t) ? Number(t) : NaN;
+        const n = integerOf(t);
         return n >= min && n <= max ? n : fail(t);
       };
     }

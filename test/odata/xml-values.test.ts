@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { dateTimeOffset, time } from '../../odata/edm.js';
 import { PayloadError, SerializationError } from '../../odata/errors.js';
@@ -65,6 +66,29 @@ describe('XML text to Edm values', () => {
       '2026-11-22T09:60:00', '2026-11-22T09:00:60', '2026-11-22T09:00:00.0x5', '2026-1a-22T09:00:00', '2026-11-22 09:00:00']) {
       expect(() => read(bad), bad).toThrow(PayloadError);
     }
+  });
+
+  it('reads every integer text as the expression and Number() did, and refuses the rest', () => {
+    const text = fc.string({ unit: fc.constantFrom('0', '1', '7', '9', '-', '+', ' ', 'x', '.', 'e'), maxLength: 14 });
+    const edge = fc.constantFrom('', '-', '+', '-0', '+0', '007', '2147483647', '-2147483648', '2147483648', '-2147483649', '+2147483647', '32767', '-32768', '255', '-1');
+    const reference = (type: 'Edm.Byte' | 'Edm.SByte' | 'Edm.Int16' | 'Edm.Int32', t: string): number | 'refused' => {
+      const [min, max] = { 'Edm.Byte': [0, 255], 'Edm.SByte': [-128, 127], 'Edm.Int16': [-32768, 32767], 'Edm.Int32': [-2147483648, 2147483647] }[type];
+      const n = /^[+-]?\d{1,20}$/.test(t.trim()) ? Number(t) : NaN; // xmlParser trims what is not a string
+      return n >= min && n <= max ? n : 'refused';
+    };
+    fc.assert(
+      fc.property(fc.constantFrom('Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32' as const), fc.oneof(text, edge), (type, t) => {
+        let read: number | 'refused';
+        try {
+          read = xmlParser(type, 'x')(t) as number;
+        } catch (error) {
+          expect(error).toBeInstanceOf(PayloadError);
+          read = 'refused';
+        }
+        expect(read, JSON.stringify(t)).toStrictEqual(reference(type, t));
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it('refuses values out of range or malformed, naming the property', () => {
