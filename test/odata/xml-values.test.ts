@@ -72,7 +72,7 @@ describe('XML text to Edm values', () => {
     const text = fc.string({ unit: fc.constantFrom('0', '1', '7', '9', '-', '+', ' ', 'x', '.', 'e'), maxLength: 14 });
     const edge = fc.constantFrom('', '-', '+', '-0', '+0', '007', '2147483647', '-2147483648', '2147483648', '-2147483649', '+2147483647', '32767', '-32768', '255', '-1');
     const reference = (type: 'Edm.Byte' | 'Edm.SByte' | 'Edm.Int16' | 'Edm.Int32', t: string): number | 'refused' => {
-      const [min, max] = { 'Edm.Byte': [0, 255], 'Edm.SByte': [-128, 127], 'Edm.Int16': [-32768, 32767], 'Edm.Int32': [-2147483648, 2147483647] }[type];
+      const [min, max] = ({ 'Edm.Byte': [0, 255], 'Edm.SByte': [-128, 127], 'Edm.Int16': [-32768, 32767], 'Edm.Int32': [-2147483648, 2147483647] } as const)[type];
       const n = /^[+-]?\d{1,20}$/.test(t.trim()) ? Number(t) : NaN; // xmlParser trims what is not a string
       return n >= min && n <= max ? n : 'refused';
     };
