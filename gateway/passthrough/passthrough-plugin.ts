@@ -32,12 +32,13 @@ export const PASSTHROUGH_ROOT = '/V1/Api.svc';
 const ROOT_ROUTE = '/:v(^[vV]1$)/:svc(^[aA][pP][iI]\\.[sS][vV][cC]$)';
 
 /**
- * Rewritable answers up to this size (by their Content-Length) are read whole, then sent in one
- * write with their length; larger ones stream. Reading a page whole cost more than it saved: two
- * copies of every byte (joined, then rewritten) whose memory drove V8 into a full collection of
- * the gateway's heap every hundred pages or so.
+ * Rewritable answers up to this size (by their Content-Length) are read whole, then rewritten in
+ * one copy and sent in one write with their length; larger ones stream through the rewriter,
+ * chunked. Pages of 100 entries (80 kB JSON, 210 kB Atom) are read whole: against streaming
+ * them (the limit was 16 kB), three interleaved A/Bs of 7 to 9 rounds gave the same added p50
+ * within 0.03 ms and a p99 13 to 35% lower in every case (BENCHMARKS.md, gateway-passthrough).
  */
-const SMALL_BODY_BYTES = 16 * 1024;
+export const WHOLE_BODY_BYTES = 256 * 1024;
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'MERGE', 'DELETE', 'OPTIONS'] as const;
 
@@ -159,7 +160,7 @@ export async function passthroughPlugin(app: FastifyInstance, options: Passthrou
     }
     const escapedSlashes = bodyMayEscapeSlashes(contentType);
     const length = Number(res.headers['content-length']);
-    if (length <= SMALL_BODY_BYTES) {
+    if (length <= WHOLE_BODY_BYTES) {
       // A small answer is read whole and sent in one write with its length: streaming it through
       // a transform costs a chunked encoding and more writes than the body is worth.
       readWhole(res.stream, (error, body) => {

@@ -6,6 +6,7 @@ import { createServer } from 'node:http';
 import type { RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WHOLE_BODY_BYTES } from '../../gateway/passthrough/passthrough-plugin.js';
 import { testDatabases } from '../helpers/databases.js';
 import { startEdge } from '../helpers/edge-gateway.js';
 import type { TestEdge } from '../helpers/edge-gateway.js';
@@ -89,6 +90,8 @@ describe.each(testDatabases)('the passthrough face on $name', (kind) => {
       expect(throughGateway.contentType, path).toBe(fromService.contentType);
       const withoutDates = (text: string) => text.replace(/<updated>[^<]+<\/updated>/g, '');
       expect(withoutDates(throughGateway.text), path).toBe(withoutDates(fromService.text.replaceAll(service.root, edge.root)));
+      // Up to WHOLE_BODY_BYTES an answer is read whole and sent with its length, not chunked.
+      expect(Number(throughGateway.headers.get('content-length')), path).toBe(Buffer.byteLength(throughGateway.text));
     }
   });
 
@@ -97,7 +100,8 @@ describe.each(testDatabases)('the passthrough face on $name', (kind) => {
     const [throughGateway, fromService] = await Promise.all([viaGateway.get(path), direct.get(path)]);
     expectStatus(throughGateway, 200);
     // Small answers are read whole; this one must take the streaming path.
-    expect(Buffer.byteLength(fromService.text)).toBeGreaterThan(256 * 1024);
+    expect(Buffer.byteLength(fromService.text)).toBeGreaterThan(WHOLE_BODY_BYTES);
+    expect(throughGateway.headers.get('content-length')).toBeNull();
     const withoutDates = (text: string) => text.replace(/<updated>[^<]+<\/updated>/g, '');
     expect(withoutDates(throughGateway.text)).toBe(withoutDates(fromService.text.replaceAll(service.root, edge.root)));
     expect(absoluteUris(throughGateway.text).every((uri) => uri.startsWith(edge.root))).toBe(true);
@@ -206,14 +210,14 @@ describe('the passthrough face when the upstream breaks off an answer', () => {
 describe('the passthrough face streaming a large answer', () => {
   it('cuts the client off when the upstream breaks off mid-stream, and releases the upstream when the client goes away', async () => {
     const upstreamClosed: string[] = [];
-    // Promises 200,000 bytes of JSON (streamed by the gateway), sends 40,000 and then, for
-    // Broken, closes the connection; for Slow, waits.
+    // Promises more JSON than the gateway reads whole (so it streams it), sends 40,000 bytes and
+    // then, for Broken, closes the connection; for Slow, waits.
     const upstream: RequestListener = (request, response) => {
       if (request.url?.includes('Whole')) {
         response.writeHead(200, { 'content-type': 'application/json' }).end('{"d":{"results":[]}}');
         return;
       }
-      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '200000' });
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(WHOLE_BODY_BYTES + 100_000) });
       response.write(`{"d":{"uri":"http://x/${'y'.repeat(40_000)}`);
       response.once('close', () => upstreamClosed.push(request.url ?? ''));
       if (request.url?.includes('Broken')) setTimeout(() => response.socket?.destroy(), 20);
@@ -242,7 +246,7 @@ describe('the passthrough face before an upstream at another root path that beli
     const upstream: RequestListener = (request, response) => {
       const root = `${String(request.headers['x-forwarded-proto'])}://${String(request.headers['x-forwarded-host'])}/odata/v2/Time.svc`;
       const large = request.url?.includes('Large') === true;
-      const text = JSON.stringify({ d: { results: [{ __metadata: { uri: `${root}/Things(1)` }, Note: large ? 'x'.repeat(40_000) : '' }], __next: `${root}/Things?$skiptoken=1` } });
+      const text = JSON.stringify({ d: { results: [{ __metadata: { uri: `${root}/Things(1)` }, Note: large ? 'x'.repeat(WHOLE_BODY_BYTES) : '' }], __next: `${root}/Things?$skiptoken=1` } });
       response.writeHead(200, { 'content-type': 'application/json', location: `${root}/Things(1)` }).end(large ? text.replaceAll('/', '\\/') : text);
     };
     await withFakeUpstream('/odata/v2/Time.svc', upstream, async (edge) => {
