@@ -161,8 +161,8 @@ export async function passthroughPlugin(app: FastifyInstance, options: Passthrou
     const escapedSlashes = bodyMayEscapeSlashes(contentType);
     const length = Number(res.headers['content-length']);
     if (length <= WHOLE_BODY_BYTES) {
-      // A small answer is read whole and sent in one write with its length: streaming it through
-      // a transform costs a chunked encoding and more writes than the body is worth.
+      // Read whole, rewritten in one copy and sent in one write with its length (see
+      // WHOLE_BODY_BYTES).
       readWhole(res.stream, (error, body) => {
         if (error) {
           // Nothing has been sent yet: the client gets an answer, not a dropped connection.

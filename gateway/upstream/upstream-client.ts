@@ -19,7 +19,7 @@ export interface UpstreamResponse {
   readonly status: number;
   /** Lower-case header names, as undici gives them. */
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
-  /** As received: the codec decodes it (an Atom page of 156 kB is best decoded in pieces, see odata/xml-source.ts). */
+  /** As received: the codec decodes it (a large Atom page in pieces, see odata/xml-source.ts). */
   readonly body: Buffer;
 }
 
