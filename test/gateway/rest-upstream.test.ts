@@ -147,6 +147,33 @@ describe(`REST face and its upstream (${kind.name})`, () => {
     }
   });
 
+  it('reads a large Atom page from its bytes, and answers 502 when those bytes are not UTF-8', async () => {
+    // The service's own page of 100 (over 200 kB: the gateway reads it in pieces), served as is,
+    // and with a byte no UTF-8 text holds in a comment when the gateway asks for 51 entries.
+    const key = { 'x-serviceapikey': service.admin.apiKey };
+    const page = Buffer.from(await (await fetch(`${service.root}/TimeEntries?$top=100`, { headers: key })).arrayBuffer());
+    const text = page.toString('latin1');
+    const at = text.indexOf('</d:Comment>');
+    const broken = Buffer.concat([page.subarray(0, at), Buffer.from([0xff]), page.subarray(at)]);
+    const upstream = createServer((request, response) => {
+      response.writeHead(200, { 'content-type': 'application/atom+xml;type=feed;charset=utf-8' }).end(request.url?.includes('$top=51') ? broken : page);
+    });
+    upstream.listen(0, '127.0.0.1');
+    await once(upstream, 'listening');
+    const gateway = await startGatewayInFront(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}/V1/Api.svc`, { format: 'atom', features: [] });
+    try {
+      expect(page.length).toBeGreaterThan(200_000);
+      const read = await contract.check('listTimeEntries', await fetch(`${gateway.restRoot}/time-entries?limit=100`, { headers: key }), 200);
+      const direct = (await (await fetch(`${service.root}/TimeEntries?$top=100&$format=json`, { headers: key })).json()) as { d: { results: { ID: number }[] } };
+      expect((read.body as { items: { id: number }[] }).items.map((item) => item.id)).toEqual(direct.d.results.map((entry) => entry.ID));
+      const refused = await contract.check('listTimeEntries', await fetch(`${gateway.restRoot}/time-entries?limit=50`, { headers: key }), 502);
+      expect((refused.body as { detail: string }).detail).toMatch(/cannot be read: the XML document is not valid UTF-8/);
+    } finally {
+      await gateway.close();
+      upstream.close();
+    }
+  });
+
   it('answers 502 when the upstream cannot be reached and 504 when it does not answer in time', async () => {
     const silent = createServer(() => {
       // accepts, never answers
