@@ -143,9 +143,7 @@ class FeedScanner {
           else if (step.child === LINK && this.link(navigation)) editLink = tags.attribute('', 'href');
           continue;
         }
-        tags.mark();
-        tags.endLeaf();
-        if (!tags.nextTag()) break;
+        if (!tags.nextInRun()) break;
         const { ns, local } = tags.tag;
         let child: EntryChild | undefined = OTHER;
         if (ns === NS_METADATA && local === 'properties') {
@@ -218,9 +216,7 @@ class FeedScanner {
           slots[step.slot] = step.leaf(places.text);
           continue;
         }
-        tags.mark();
-        tags.endLeaf();
-        if (!tags.nextTag()) break;
+        if (!tags.nextInRun()) break;
         const tag = tags.tag;
         if (tag.ns !== NS_DATA) decline();
         let memo = tag.memo as PropertyMemo | undefined;

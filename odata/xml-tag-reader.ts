@@ -54,7 +54,7 @@ export class XmlTagReader {
   private startTagEnd = 0;
   /** In a run of leaves: the one whose text was read last, its end tag not yet (see leafAs). */
   private openLeaf: KnownName | undefined;
-  /** Where mark() was called, and the open leaf then. */
+  /** Where the last nextInRun() began, and the leaf open then. */
   private markedPiece = -1;
   private marked = 0;
   private markedLeaf: KnownName | undefined;
@@ -140,30 +140,28 @@ export class XmlTagReader {
     return text;
   }
 
-  /** Remembers where the reader stands in a run of leaves, for leafShape(). */
-  mark(): void {
+  /**
+   * nextTag() in a run of leaves: the end tag of the leaf read last first, if it is still to be
+   * read, and where the reader stood before it remembered for leafShape().
+   */
+  nextInRun(): boolean {
     this.marked = this.pos;
     this.markedPiece = this.piece;
-    this.markedLeaf = this.openLeaf;
-  }
-
-  /** Reads the end tag of the leaf whose text was read last in a run, if any. */
-  endLeaf(): void {
-    const leaf = this.openLeaf;
-    if (leaf === undefined) return;
-    this.openLeaf = undefined;
-    this.endTag(leaf.raw);
+    const leaf = (this.markedLeaf = this.openLeaf);
+    if (leaf !== undefined) {
+      this.openLeaf = undefined;
+      this.endTag(leaf.raw);
+    }
+    return this.nextTag();
   }
 
   /**
    * The text of the element of the last start tag, which must hold no elements, in a run of
-   * leaves: its end tag is left for endLeaf() or the next leafAs() to read.
+   * leaves: its end tag is left for the next nextInRun() or leafAs() to read.
    */
   leafText(): string {
-    if (this.selfClosing) return '';
-    if (this.nextTag()) decline();
-    this.openLeaf = this.tag;
-    return this.lastText;
+    if (!this.skipAsLeaf()) decline();
+    return this.selfClosing ? '' : this.lastText;
   }
 
   /**
@@ -184,8 +182,8 @@ export class XmlTagReader {
   }
 
   /**
-   * How the leaf just read by leafText() or skipAsLeaf() was written, from the mark on; undefined when a piece
-   * ended in between.
+   * How the leaf just read by leafText() or skipAsLeaf() was written, from where nextInRun()
+   * began; undefined when a piece ended in between.
    */
   leafShape(): LeafShape | undefined {
     if (this.markedPiece !== this.piece) return undefined;
@@ -200,8 +198,8 @@ export class XmlTagReader {
 
   /**
    * In a run of leaves, the text of the next when it is written as `shape` was, its text aside:
-   * endLeaf(), nextTag() and leafText() in one comparison and one search. Undefined, and nothing
-   * read, when it is not.
+   * nextInRun() and leafText() in one comparison and one search. Undefined, and nothing read,
+   * when it is not.
    */
   leafAs(shape: LeafShape): string | undefined {
     const xml = this.xml;
