@@ -11,6 +11,8 @@
 // general reader, which then gives the result or the error it always gave: the scanner can make
 // reading faster, never different. test/odata/atom-feed-scanner.test.ts holds both readers to
 // the same answers.
+import type { EntryTemplate, LeafRecord, PlaceKind } from './atom-entry-template.js';
+import { EDIT_LINK, IGNORED, ID as ID_PLACE, NAVIGATION_LINK, PROPERTY, entryTemplate, mergeTemplates, readTemplate } from './atom-entry-template.js';
 import type { AtomEntry, AtomFeed, AtomNavigationLink } from './atom-model.js';
 import { atomEntry, atomFeed, countOf } from './atom-model.js';
 import type { CompiledSet } from './atom-reader.js';
@@ -85,10 +87,20 @@ class Places<Step extends { readonly shape: LeafShape }> {
   }
 }
 
+/** Templates a page may learn before the scanner stops learning (its entries do not repeat). */
+const MAX_TEMPLATES = 8;
+/** Sets of namespace declarations whose templates a set keeps; past it, it starts again. */
+const MAX_NAMESPACE_SETS = 16;
+
 class FeedScanner {
   private readonly tags: XmlTagReader;
   private readonly children = new Places<EntryStep>();
   private readonly properties = new Places<PropertyStep>();
+  /** The last two entry templates learned (atom-entry-template.ts), the newest first. */
+  private templates: EntryTemplate[] = [];
+  private learned = 0;
+  /** The leaves of the entry being read tag by tag; undefined: it makes no template. */
+  private leaves: LeafRecord[] | undefined;
 
   constructor(
     pieces: readonly string[],
@@ -103,6 +115,7 @@ class FeedScanner {
     tags.rootTag();
     const root = tags.tag;
     if (root.ns !== NS_ATOM || root.local !== 'feed') decline();
+    this.templates = this.target.entryTemplates.get(tags.namespaces) ?? [];
     const entries: AtomEntry[] = [];
     let id: string | undefined;
     let count: number | undefined;
@@ -129,6 +142,12 @@ class FeedScanner {
     const tags = this.tags;
     const entryName = tags.tag.raw;
     const etag = tags.attribute(NS_METADATA, 'etag');
+    for (const template of this.templates) {
+      const match = tags.elementAs(template.pattern);
+      if (match !== null) return this.templated(template, match, etag);
+    }
+    const start = tags.here();
+    this.leaves = this.learned < MAX_TEMPLATES && !tags.selfClosing ? [] : undefined;
     let properties: EdmRecord | undefined;
     let id: string | undefined;
     let editLink: string | undefined;
@@ -141,6 +160,7 @@ class FeedScanner {
         if (step !== undefined) {
           if (step.child === ID) id = children.text.trim();
           else if (step.child === LINK && this.link(navigation)) editLink = tags.attribute('', 'href');
+          this.leafRead(step.child === ID ? ID_PLACE : IGNORED);
           continue;
         }
         if (!tags.nextInRun()) break;
@@ -162,6 +182,7 @@ class FeedScanner {
           child = undefined;
         } else if (ns === NS_ATOM && local === 'id') {
           id = tags.leafText().trim();
+          this.leafRead(ID_PLACE);
           child = ID;
         } else {
           if (ns === NS_ATOM && local === 'category') {
@@ -170,14 +191,59 @@ class FeedScanner {
             if (this.link(navigation)) editLink = tags.attribute('', 'href');
             child = LINK;
           }
-          if (!tags.skipAsLeaf()) child = undefined;
+          if (tags.skipAsLeaf()) this.leafRead(IGNORED);
+          else child = undefined;
         }
         const shape = child === undefined ? undefined : tags.leafShape();
         children.learn(k, shape === undefined ? undefined : { shape, child: child as EntryChild });
       }
       tags.endTag(entryName);
+      this.learn(start.piece, start.pos, properties !== undefined);
     }
     return atomEntry(properties, id, editLink, etag, navigation);
+  }
+
+  /** An entry its template matched: the values read from its places, as the tag reader reads them. */
+  private templated(template: EntryTemplate, match: RegExpExecArray, etag: string | undefined): AtomEntry {
+    const compiled = propertySlots(this.target.fields);
+    const slots = template.hasProperties ? new Array<unknown>(compiled.readers.length).fill(ABSENT) : undefined;
+    const { id, editLink, navigation } = readTemplate(template, match, slots);
+    return atomEntry(slots === undefined ? undefined : compiled.build(slots, ABSENT), id, editLink, etag, navigation);
+  }
+
+  /**
+   * The entry just read tag by tag (from `from` in piece `piece`) as a template, merged into the
+   * newest where only the ways its places were written differ.
+   */
+  private learn(piece: number, from: number, hasProperties: boolean): void {
+    const leaves = this.leaves;
+    const tags = this.tags;
+    this.leaves = undefined;
+    const end = tags.here();
+    if (leaves === undefined || end.piece !== piece) return;
+    const learned = entryTemplate(end.xml, from, end.pos, leaves, hasProperties);
+    if (learned === undefined) return;
+    this.learned++;
+    const newest = this.templates[0];
+    const merged = newest === undefined ? undefined : mergeTemplates(newest, learned);
+    this.templates = merged === undefined ? [learned, ...this.templates.slice(0, 1)] : [merged, ...this.templates.slice(1)];
+    const kept = this.target.entryTemplates;
+    if (kept.size >= MAX_NAMESPACE_SETS && !kept.has(tags.namespaces)) kept.clear();
+    kept.set(tags.namespaces, this.templates);
+  }
+
+  /** The leaf just read is a place of the entry's template (one that closed itself: only if its value is read). */
+  private leafRead(kind: PlaceKind, slot = -1, leaf?: (text: string) => EdmValue): void {
+    const leaves = this.leaves;
+    const tags = this.tags;
+    if (leaves === undefined) return;
+    const selfClosing = tags.selfClosing;
+    if (selfClosing && kind === IGNORED) return;
+    if (!selfClosing && tags.textFrom < 0) {
+      this.leaves = undefined;
+      return;
+    }
+    leaves.push({ kind, slot, leaf, navigation: undefined, tagEnd: tags.lastTagEnd, selfClosing, from: selfClosing ? -1 : tags.textFrom, to: tags.textTo });
   }
 
   /**
@@ -187,13 +253,30 @@ class FeedScanner {
   private link(navigation: Record<string, AtomNavigationLink>): boolean {
     const tags = this.tags;
     const rel = tags.attribute('', 'rel') ?? '';
+    let name: string | undefined;
     if (rel.startsWith(NS_RELATED)) {
-      const name = rel.slice(NS_RELATED.length);
+      name = rel.slice(NS_RELATED.length);
       // An inline expansion is the general reader's (m:inline, nested feeds).
       if (!tags.selfClosing || !this.target.navigations.has(name) || Object.hasOwn(navigation, name)) decline();
       navigation[name] = { href: tags.attribute('', 'href') };
     }
-    return rel === 'edit';
+    const edit = rel === 'edit';
+    this.linkRead(edit ? EDIT_LINK : name === undefined ? IGNORED : NAVIGATION_LINK, name);
+    return edit;
+  }
+
+  /**
+   * The link just read is a place of the entry's template, its href the value. A link read by
+   * comparison (leafAs) has no places kept, one without an href no value to read, one with
+   * content more than a place: such an entry makes no template.
+   */
+  private linkRead(kind: PlaceKind, navigation: string | undefined): void {
+    const leaves = this.leaves;
+    if (leaves === undefined) return;
+    const tags = this.tags;
+    const href = tags.attributeSpan('href');
+    if (href === undefined || !tags.selfClosing) this.leaves = undefined;
+    else leaves.push({ kind, slot: -1, leaf: undefined, navigation, tagEnd: tags.lastTagEnd, selfClosing: true, from: href[0], to: href[1] });
   }
 
   /**
@@ -214,6 +297,7 @@ class FeedScanner {
         if (step !== undefined) {
           if (slots[step.slot] !== ABSENT) decline();
           slots[step.slot] = step.leaf(places.text);
+          this.leafRead(PROPERTY, step.slot, step.leaf);
           continue;
         }
         if (!tags.nextInRun()) break;
@@ -233,8 +317,10 @@ class FeedScanner {
         if (leaf === undefined) {
           slots[slot] = reader(tags.element());
           places.learn(k, undefined);
+          this.leaves = undefined; // a property of complex type: no template reads elements
         } else {
           slots[slot] = leaf(tags.leafText());
+          this.leafRead(PROPERTY, slot, leaf);
           const shape = tags.leafShape();
           places.learn(k, shape === undefined ? undefined : { shape, slot, leaf });
         }

@@ -22,6 +22,7 @@ import { NS_ATOM, NS_METADATA, NS_RELATED, NS_SCHEME } from './namespaces.js';
 import type { XmlElement, XmlParseOptions } from './xml-parser.js';
 import { attributeOf, parseXml } from './xml-parser.js';
 import { xmlTextPieces } from './xml-source.js';
+import type { EntryTemplate } from './atom-entry-template.js';
 import { scanAtomFeed } from './atom-feed-scanner.js';
 import type { XmlElementReader } from './xml-values.js';
 import { readProperties } from './xml-properties.js';
@@ -39,6 +40,11 @@ export interface CompiledSet {
   readonly typeName: string;
   readonly fields: ReadonlyMap<string, XmlElementReader>;
   readonly navigations: ReadonlyMap<string, CompiledNavigation>;
+  /**
+   * The scanner's entry templates, kept from page to page by the namespaces the feed declares
+   * (a template's prefixes mean what they meant where it was learned).
+   */
+  readonly entryTemplates: Map<string, EntryTemplate[]>;
 }
 
 const compiled = new WeakMap<ModelIndex, Map<string, CompiledSet>>();
@@ -64,6 +70,7 @@ export function compileSet(index: ModelIndex, set: EntitySet): CompiledSet {
         ];
       }),
     ),
+    entryTemplates: new Map(),
   };
   sets.set(set.name, result);
   return result;

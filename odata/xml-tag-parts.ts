@@ -17,6 +17,7 @@ export function isDecline(error: unknown): boolean {
 }
 
 export const NO_ATTRIBUTES: readonly XmlAttribute[] = Object.freeze([]);
+const NO_SPANS: readonly number[] = Object.freeze([]);
 
 export function isNameStart(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
@@ -55,6 +56,8 @@ export interface KnownName {
   /** ...and what it was read as. */
   tailAttributes: readonly XmlAttribute[];
   tailSelfClosing: boolean;
+  /** Where each attribute value of the tail begins and ends, from the tail's start: 2 per attribute. */
+  tailSpans: readonly number[];
   /** Whatever the reader learns about this name and keeps (the scanner: its property slot). */
   memo: unknown;
 }
@@ -75,5 +78,5 @@ export interface LeafShape {
 }
 
 export function knownName(raw: string, ns: string, local: string): KnownName {
-  return { raw, ns, local, successor: undefined, tail: '', tailAttributes: NO_ATTRIBUTES, tailSelfClosing: false, memo: undefined };
+  return { raw, ns, local, successor: undefined, tail: '', tailAttributes: NO_ATTRIBUTES, tailSelfClosing: false, tailSpans: NO_SPANS, memo: undefined };
 }

@@ -15,7 +15,11 @@
 // exactly as the last one of its name did is read as that one was, and in a run of elements
 // without child elements (an entry's properties), one written as one was before (the end tag
 // before it, white space and its start tag the same, its text anything) is read in one
-// comparison and one search (leafAs).
+// comparison and one search (leafAs). It also tells where it read what (textFrom, attributeSpan,
+// here) for the scanner's entry templates, and reads a whole element by one (elementAs).
+//
+// One class of over 400 lines: every method moves the one cursor, whose invariants (the piece,
+// the open leaf, the depth) would otherwise be kept in two files.
 import { NS_XML } from './namespaces.js';
 import type { XmlAttribute, XmlElement } from './xml-parser.js';
 import { attributeValue, characterData, isSpace } from './xml-parser.js';
@@ -38,8 +42,9 @@ export class XmlTagReader {
   private pos = 0;
   /** Open elements, the root included. */
   private depth = 0;
-  /** The prefixes the root declares ('' for the default namespace). */
+  /** The prefixes the root declares ('' for the default namespace), and all of them as one key. */
   private readonly bindings = new Map<string, string>();
+  namespaces = '';
   private readonly elementNames = new TextTable<KnownName>(TABLE_CAPACITY);
   private readonly attributeNames = new TextTable<KnownName>(TABLE_CAPACITY);
   // The last start tag: its name, its attributes, whether it closed itself.
@@ -48,10 +53,17 @@ export class XmlTagReader {
   selfClosing = false;
   /** Character data before the tag that nextTag() stopped at, decoded. */
   lastText = '';
-  /** Where the last name or attribute value read ends. */
+  /** Where the last name or attribute value read ends, and where that value began. */
   private cursor = 0;
-  /** Where the last start tag ended, for leafShape(). */
-  private startTagEnd = 0;
+  private valueFrom = 0;
+  /** Where the last start tag ended (leafShape(), templates). */
+  lastTagEnd = 0;
+  /** Where the text nextTag() or leafAs() read last begins and ends; -1: it ran across pieces. */
+  textFrom = 0;
+  textTo = 0;
+  /** Where the attributes of the last start tag begin, and their values' spans from there. */
+  private tailFrom = 0;
+  private tagSpans: readonly number[] | undefined;
   /** In a run of leaves: the one whose text was read last, its end tag not yet (see leafAs). */
   private openLeaf: KnownName | undefined;
   /** Where the last nextInRun() began, and the leaf open then. */
@@ -89,6 +101,8 @@ export class XmlTagReader {
     const lt = xml.indexOf('<', this.pos);
     if (lt === -1) return this.nextPieceTag();
     this.lastText = lt === this.pos ? '' : characterData(xml.slice(this.pos, lt), this.pos);
+    this.textFrom = this.pos;
+    this.textTo = lt;
     this.pos = lt;
     const c = xml.charCodeAt(lt + 1);
     if (c === 47 /* / */) return false;
@@ -103,6 +117,7 @@ export class XmlTagReader {
     this.turnPiece();
     const more = this.nextTag();
     this.lastText = text === '' ? '' : characterData(text, 0);
+    this.textFrom = this.textTo = -1;
     return more;
   }
 
@@ -188,7 +203,7 @@ export class XmlTagReader {
   leafShape(): LeafShape | undefined {
     if (this.markedPiece !== this.piece) return undefined;
     return {
-      open: this.xml.slice(this.marked, this.startTagEnd),
+      open: this.xml.slice(this.marked, this.lastTagEnd),
       closes: this.markedLeaf,
       tag: this.tag,
       attributes: this.attributes,
@@ -210,6 +225,7 @@ export class XmlTagReader {
     let text = '';
     let depth = this.depth - (shape.closes === undefined ? 0 : 1);
     if (depth >= MAX_DEPTH) return undefined;
+    this.lastTagEnd = from;
     if (shape.selfClosing) {
       this.pos = from;
       this.openLeaf = undefined;
@@ -217,6 +233,8 @@ export class XmlTagReader {
       const lt = xml.indexOf('<', from);
       if (lt === -1) return undefined;
       if (lt !== from) text = characterData(xml.slice(from, lt), from);
+      this.textFrom = from;
+      this.textTo = lt;
       this.pos = lt;
       this.openLeaf = shape.tag;
       depth++;
@@ -224,6 +242,7 @@ export class XmlTagReader {
     this.depth = depth;
     this.tag = shape.tag;
     this.attributes = shape.attributes;
+    this.tagSpans = undefined;
     this.selfClosing = shape.selfClosing;
     return text;
   }
@@ -231,6 +250,37 @@ export class XmlTagReader {
   attribute(ns: string, local: string): string | undefined {
     for (const a of this.attributes) if (a.local === local && a.ns === ns) return a.value;
     return undefined;
+  }
+
+  /**
+   * Where the value of attribute `local` (no namespace) of the last start tag begins and ends in
+   * the piece; undefined for none, or for a tag leafAs() read, which keeps no places.
+   */
+  attributeSpan(local: string): readonly [number, number] | undefined {
+    const spans = this.tagSpans;
+    const k = this.attributes.findIndex((a) => a.local === local && a.ns === '');
+    if (spans === undefined || k < 0) return undefined;
+    return [this.tailFrom + (spans[2 * k] as number), this.tailFrom + (spans[2 * k + 1] as number)];
+  }
+
+  /** Where the reader stands: the piece (its index and text), the place in it. */
+  here(): { readonly piece: number; readonly xml: string; readonly pos: number } {
+    return { piece: this.piece, xml: this.xml, pos: this.pos };
+  }
+
+  /**
+   * The rest of the last start tag's element (content and end tag), read when the sticky
+   * `pattern` matches it here: null, and nothing read, when not. The pattern must match only what
+   * the reader would read as written (atom-entry-template.ts).
+   */
+  elementAs(pattern: RegExp): RegExpExecArray | null {
+    if (this.selfClosing || this.openLeaf !== undefined) return null;
+    pattern.lastIndex = this.pos;
+    const match = pattern.exec(this.xml);
+    if (match === null) return null;
+    this.pos = pattern.lastIndex;
+    this.depth--;
+    return match;
   }
 
   /** Checks the name at `i` (ASCII, at most one colon); returns its hash, sets the cursor. */
@@ -304,6 +354,7 @@ export class XmlTagReader {
     if (quote !== 34 && quote !== 39) decline();
     const end = xml.indexOf(quote === 34 ? '"' : "'", i + 1);
     if (end === -1) decline();
+    this.valueFrom = i + 1;
     this.cursor = end + 1;
     return attributeValue(xml.slice(i + 1, end), i + 1);
   }
@@ -328,18 +379,21 @@ export class XmlTagReader {
     }
     this.tag = tag;
     const i = this.cursor;
+    this.tailFrom = i;
     if (tag.tail !== '' && holdsAt(xml, tag.tail, i)) {
       this.attributes = tag.tailAttributes;
       this.selfClosing = tag.tailSelfClosing;
       this.pos = i + tag.tail.length;
     } else this.readAttributes(tag, i);
-    this.startTagEnd = this.pos;
+    this.tagSpans = tag.tailSpans;
+    this.lastTagEnd = this.pos;
     if (!this.selfClosing) this.depth++;
   }
 
   /** The attributes of `tag`'s start tag from `i` on, kept as the tag's tail for the next one. */
   private readAttributes(tag: KnownName, start: number): void {
     let attributes = NO_ATTRIBUTES as XmlAttribute[];
+    const spans: number[] = [];
     let i = start;
     let end: number;
     while ((end = this.tagEnd(i)) === -1) {
@@ -348,10 +402,13 @@ export class XmlTagReader {
       for (const other of attributes) if (other.local === name.local && other.ns === name.ns) decline();
       if (attributes === NO_ATTRIBUTES) attributes = [];
       attributes.push({ ns: name.ns, local: name.local, value });
+      // The value ends before its closing quote, where value() left the cursor.
+      spans.push(this.valueFrom - start, this.cursor - 1 - start);
       i = this.cursor;
     }
     this.attributes = attributes;
     tag.tail = this.xml.slice(start, end);
+    tag.tailSpans = spans;
     tag.tailAttributes = attributes;
     tag.tailSelfClosing = this.selfClosing;
     this.pos = end;
@@ -397,6 +454,7 @@ export class XmlTagReader {
       if (prefix === 'xml' || prefix === 'xmlns' || (prefix !== '' && uri === '') || this.bindings.has(prefix)) decline();
       this.bindings.set(prefix, uri);
     }
+    this.namespaces = JSON.stringify([...this.bindings]);
   }
 
   /** The XML declaration and white space before the root. */
