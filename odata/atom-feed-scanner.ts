@@ -2,8 +2,10 @@
 // elements only for properties of complex type and reads everything else in place, where the
 // general reader first builds a tree of every element. Entries repeat one another: where an
 // entry writes a child or a property without elements as an entry before wrote it at the same
-// place, the tag reader reads it in one comparison (Places, leafAs). A page of 100 time entries
-// as our service writes it: about a third of the time of the general reader.
+// place, the tag reader reads it in one comparison (Places, leafAs); and an entry written as one
+// read before, its values aside, is read whole by that entry's template (atom-entry-template.ts),
+// kept from page to page. A page of 100 time entries as our service writes it: a fifth to a sixth of
+// the time of the general reader.
 //
 // It reads the shape V2 servers write (ours, SAP Gateway, WCF, Olingo: namespaces declared on
 // the feed) and nothing else: no inline expansions, nothing the tag reader declines. Anything
