@@ -69,6 +69,12 @@ const SINGLE_QUOTED_HOLE = "([^\\u0000-\\u001f<&'\\ud800-\\udfff\\ufffe\\uffff]*
 const SYNTAX = /[\\^$.*+?()[\]{}|/]/g;
 /** Ways kept per place: a value and null is what feeds vary. */
 const MAX_WAYS = 2;
+/**
+ * The most text a template keeps of an entry outside its holes. Entries of V2 feeds keep 1 to
+ * 2 kB there; one far longer (an author's biography, an inline document) is no feed's
+ * repeated shape, and its pattern would only take memory.
+ */
+const MAX_LITERAL = 16_384;
 
 function literal(text: string): string {
   return text.replace(SYNTAX, '\\$&');
@@ -103,7 +109,8 @@ function template(gaps: readonly string[], places: readonly Place[], hasProperti
 /**
  * The template of an entry read tag by tag: `xml` is the piece it was read from, `from` and `to`
  * where its content (after the start tag, through the end tag) begins and ends, `leaves` what was
- * read, in order. Undefined when the leaves cannot be told apart from the text between them.
+ * read, in order. Undefined when the leaves cannot be told apart from the text between them, or
+ * when the entry is too long to be worth a template.
  */
 export function entryTemplate(xml: string, from: number, to: number, leaves: readonly LeafRecord[], hasProperties: boolean): EntryTemplate | undefined {
   const gaps: string[] = [];
@@ -125,7 +132,10 @@ export function entryTemplate(xml: string, from: number, to: number, leaves: rea
     at = end;
   }
   gaps.push(xml.slice(at, to));
-  return template(gaps, places, hasProperties);
+  let literalLength = 0;
+  for (const gap of gaps) literalLength += gap.length;
+  for (const place of places) literalLength += (place.ways[0] as Way).source.length;
+  return literalLength > MAX_LITERAL ? undefined : template(gaps, places, hasProperties);
 }
 
 /**

@@ -103,6 +103,17 @@ describe('Atom entry templates', () => {
     expect(() => readAtomFeed(other, timeTracking, clients)).toThrow('element outside the data namespace {urn:elsewhere}: ID');
   });
 
+  it('are not made of entries too long to repeat: such a page is read tag by tag, as the general reader reads it', () => {
+    const author = `<author><name>${'biography '.repeat(2_000)}</name></author>`;
+    const xml = page(Array.from({ length: 6 }, (_, i) => client(i + 1))).replaceAll('<content type=', `${author}<content type=`);
+    let scanned: ReturnType<typeof scan>;
+    expect(templateReads(() => {
+      scanned = scan(xml);
+    })).toBe(0);
+    expect(scanned).toBeDefined();
+    expect(scanned).toStrictEqual(treeRead(xml));
+  });
+
   it('read an entry that ends one piece of a page and begins the next tag by tag, and the rest by template', () => {
     const records = Array.from({ length: 40 }, (_, i) => client(i + 1));
     const xml = page(records);
