@@ -11,6 +11,7 @@
 // character XML forbids (and no surrogate, paired or not, to keep the class simple); everything
 // else in a template is text the reader checked when it read it. So an entry a template matches
 // is read exactly as the tag reader would read it; one it does not match is read tag by tag.
+import type { AtomNavigationLink } from './atom-model.js';
 import type { EdmValue } from './edm.js';
 
 /** What the value of a place is in the entry. */
@@ -116,6 +117,7 @@ export function entryTemplate(xml: string, from: number, to: number, leaves: rea
   const gaps: string[] = [];
   const places: Place[] = [];
   let at = from;
+  let literalLength = 0;
   for (const r of leaves) {
     // A start tag holds no `<` of its own (attribute values cannot); an end tag no `>` before its last.
     const start = xml.lastIndexOf('<', r.tagEnd - 1);
@@ -129,12 +131,11 @@ export function entryTemplate(xml: string, from: number, to: number, leaves: rea
     }
     gaps.push(xml.slice(at, start));
     places.push({ kind: r.kind, slot: r.slot, navigation: r.navigation, ways: [{ source, leaf: r.leaf }] });
+    literalLength += start - at + source.length;
     at = end;
   }
   gaps.push(xml.slice(at, to));
-  let literalLength = 0;
-  for (const gap of gaps) literalLength += gap.length;
-  for (const place of places) literalLength += (place.ways[0] as Way).source.length;
+  literalLength += to - at;
   return literalLength > MAX_LITERAL ? undefined : template(gaps, places, hasProperties);
 }
 
@@ -163,7 +164,7 @@ export function mergeTemplates(kept: EntryTemplate, next: EntryTemplate): EntryT
 export interface TemplateValues {
   id: string | undefined;
   editLink: string | undefined;
-  readonly navigation: Record<string, { href: string | undefined }>;
+  readonly navigation: Record<string, AtomNavigationLink>;
 }
 
 /**

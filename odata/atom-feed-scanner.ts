@@ -22,6 +22,7 @@ import type { EdmRecord, EdmValue } from './edm.js';
 import { PayloadError } from './errors.js';
 import { NS_ATOM, NS_DATA, NS_METADATA, NS_RELATED, NS_SCHEME } from './namespaces.js';
 import type { XmlAttribute } from './xml-parser.js';
+import type { PropertySlots } from './xml-properties.js';
 import { ABSENT, propertySlots } from './xml-properties.js';
 import type { LeafShape } from './xml-tag-parts.js';
 import { decline, isDecline } from './xml-tag-parts.js';
@@ -104,11 +105,15 @@ class FeedScanner {
   /** The leaves of the entry being read tag by tag; undefined: it makes no template. */
   private leaves: LeafRecord[] | undefined;
 
+  /** The entity's property slots, looked up once per page rather than per entry. */
+  private readonly slots: PropertySlots;
+
   constructor(
     pieces: readonly string[],
     private readonly target: CompiledSet,
   ) {
     this.tags = new XmlTagReader(pieces);
+    this.slots = propertySlots(target.fields);
   }
 
   feed(): AtomFeed {
@@ -207,7 +212,7 @@ class FeedScanner {
 
   /** An entry its template matched: the values read from its places, as the tag reader reads them. */
   private templated(template: EntryTemplate, match: RegExpExecArray, etag: string | undefined): AtomEntry {
-    const compiled = propertySlots(this.target.fields);
+    const compiled = this.slots;
     const slots = template.hasProperties ? new Array<unknown>(compiled.readers.length).fill(ABSENT) : undefined;
     const { id, editLink, navigation } = readTemplate(template, match, slots);
     return atomEntry(slots === undefined ? undefined : compiled.build(slots, ABSENT), id, editLink, etag, navigation);
@@ -288,7 +293,7 @@ class FeedScanner {
    */
   private record(): EdmRecord {
     const tags = this.tags;
-    const compiled = propertySlots(this.target.fields);
+    const compiled = this.slots;
     const slots: unknown[] = new Array<unknown>(compiled.readers.length).fill(ABSENT);
     if (!tags.selfClosing) {
       const name = tags.tag.raw;
