@@ -89,3 +89,22 @@ export class SerializationError extends ODataError {
     super(500, 'ODATA_SERIALIZATION', message, target);
   }
 }
+
+/**
+ * A `$batch` body that is not a well-formed OData V2 batch: multipart/mixed framing, changeset
+ * nesting, or an HTTP request inside a part. The message names the line of the body it is about.
+ */
+export class BatchSyntaxError extends ODataError {
+  override readonly name = 'BatchSyntaxError';
+  constructor(message: string, line?: number) {
+    super(400, 'ODATA_BATCH_SYNTAX', line === undefined ? message : `line ${line} of the batch: ${message}`, line === undefined ? undefined : String(line));
+  }
+}
+
+/** A `$batch` beyond a configured limit: 413 for its bytes, 400 for its operations or headers. */
+export class BatchLimitError extends ODataError {
+  override readonly name = 'BatchLimitError';
+  constructor(status: 400 | 413, message: string) {
+    super(status, 'ODATA_BATCH_LIMIT', message);
+  }
+}

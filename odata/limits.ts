@@ -1,5 +1,5 @@
-// Limits against abusive URIs. Every parser of odata/ takes them; the defaults suit the
-// time-tracking service, and service/ or gateway/ may override any of them from configuration.
+// Limits against abusive URIs and batches. Every parser of odata/ takes them; the defaults suit
+// the time-tracking service, and service/ or gateway/ may override any of them from configuration.
 
 export interface QueryLimits {
   /** Characters of a `$filter` (after percent-decoding). */
@@ -42,3 +42,19 @@ export function resolveLimits(overrides?: Partial<QueryLimits>): QueryLimits {
   }
   return Object.freeze(merged) as unknown as QueryLimits;
 }
+
+export interface BatchLimits {
+  /** Bytes of a whole `$batch` body (413 beyond). */
+  readonly maxBytes: number;
+  /** Operations in one batch: retrieves plus the requests inside changesets. */
+  readonly maxOperations: number;
+  /** Bytes of one header block: a part's MIME headers, or the request line and headers inside it. */
+  readonly maxHeaderBytes: number;
+}
+
+export const DEFAULT_BATCH_LIMITS: BatchLimits = Object.freeze({
+  maxBytes: 16 * 1024 * 1024,
+  maxOperations: 1000,
+  // Node's own limit for the request line and headers of a whole HTTP request.
+  maxHeaderBytes: 16 * 1024,
+});
