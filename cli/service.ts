@@ -19,6 +19,10 @@ ${DB_HELP}
   --tls-cert <file>   PEM certificate: serve HTTPS (with --tls-key)
   --tls-key <file>    PEM private key
   --page-size <n>     most entities per page of a collection (default ${DEFAULT_SERVICE_CONFIG.pageSize})
+  --batch-max-bytes <n>
+                      largest $batch body (default ${DEFAULT_SERVICE_CONFIG.batchMaxBytes}); larger ones get 413
+  --batch-max-operations <n>
+                      most requests in one $batch, changesets included (default ${DEFAULT_SERVICE_CONFIG.batchMaxOperations}); more get 400
   --api-key-header <name>
                       another header name that carries the API key (repeatable)
   --auth-cache-ttl <ms>
@@ -40,6 +44,8 @@ export function serviceConfigFrom(args: readonly string[], env: NodeJS.ProcessEn
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
       'page-size': { type: 'string' },
+      'batch-max-bytes': { type: 'string' },
+      'batch-max-operations': { type: 'string' },
       'api-key-header': { type: 'string', multiple: true },
       'auth-cache-ttl': { type: 'string' },
       'trust-proxy': { type: 'boolean', default: false },
@@ -62,6 +68,8 @@ export function serviceConfigFrom(args: readonly string[], env: NodeJS.ProcessEn
     databaseUrl: databaseOption(values.db, env),
     tls: certFile === undefined || keyFile === undefined ? undefined : { certFile, keyFile },
     pageSize: integerOption('page-size', values['page-size'], DEFAULT_SERVICE_CONFIG.pageSize, 1, 10_000),
+    batchMaxBytes: integerOption('batch-max-bytes', values['batch-max-bytes'], DEFAULT_SERVICE_CONFIG.batchMaxBytes, 1024, 1024 * 1024 * 1024),
+    batchMaxOperations: integerOption('batch-max-operations', values['batch-max-operations'], DEFAULT_SERVICE_CONFIG.batchMaxOperations, 1, 100_000),
     apiKeyHeaderAliases: values['api-key-header'] ?? [],
     authCacheTtlMs: integerOption('auth-cache-ttl', values['auth-cache-ttl'], DEFAULT_SERVICE_CONFIG.authCacheTtlMs, 0, 3_600_000),
     trustProxy: values['trust-proxy'],

@@ -1,5 +1,6 @@
 // The service's configuration: read at the edge (CLI flags, environment) and passed in, so no
 // module below reads process.env or argv itself.
+import { DEFAULT_BATCH_LIMITS } from '../odata/limits.js';
 
 export interface TlsFiles {
   readonly certFile: string;
@@ -17,8 +18,12 @@ export interface ServiceConfig {
   /** Header names accepted besides X-ServiceApiKey for the key (matched case-insensitively),
    *  for clients of the original service that use another name. */
   readonly apiKeyHeaderAliases: readonly string[];
-  /** Request bodies above this are refused with 413. */
+  /** Request bodies above this are refused with 413 (a `$batch` has its own limit). */
   readonly bodyLimitBytes: number;
+  /** A `$batch` body above this is refused with 413. */
+  readonly batchMaxBytes: number;
+  /** Most operations (retrieves and changeset requests) in one `$batch`; more is a 400. */
+  readonly batchMaxOperations: number;
   /** Realm of the WWW-Authenticate: Basic challenge on 401. */
   readonly authRealm: string;
   /** Connections of the PostgreSQL pool (ignored on SQLite). */
@@ -44,6 +49,8 @@ export const DEFAULT_SERVICE_CONFIG: ServiceConfig = {
   tls: undefined,
   apiKeyHeaderAliases: [],
   bodyLimitBytes: 1024 * 1024,
+  batchMaxBytes: DEFAULT_BATCH_LIMITS.maxBytes,
+  batchMaxOperations: DEFAULT_BATCH_LIMITS.maxOperations,
   authRealm: 'timegate',
   postgresPoolMax: 10,
   shutdownGraceMs: 10_000,

@@ -99,6 +99,7 @@ export function buildService(config: ServiceConfig, database: DatabaseHandle, op
     dataSource: new TimeTrackingDataSource(database, index),
     authenticate,
     pageSize: config.pageSize,
+    batchLimits: { maxBytes: config.batchMaxBytes, maxOperations: config.batchMaxOperations },
     messages: GERMAN_MESSAGES,
     authRealm: config.authRealm,
   });

@@ -64,4 +64,9 @@ export interface DataSource<Caller> {
   remove(caller: Caller, set: EntitySet, key: KeyValues): Promise<void>;
   /** Parameters by EDMX name, typed; absent nullable parameters are null. */
   invoke(caller: Caller, fn: FunctionImport, parameters: Readonly<Record<string, EdmValue>>): Promise<FunctionResult>;
+  /**
+   * Runs `work` as one unit (a `$batch` changeset): what it does through the source it is given
+   * is kept together, or not at all when it throws. A source without it cannot run changesets.
+   */
+  atomically?<T>(work: (source: DataSource<Caller>) => Promise<T>): Promise<T>;
 }

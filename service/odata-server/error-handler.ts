@@ -31,6 +31,7 @@ export function describeError(error: unknown): ErrorDescription {
   return { status: 500, code: 'INTERNAL', message: 'internal error; it has been logged', lang: 'en' };
 }
 
+/** `$format` of a request URL, if it has one that can be read. */
 function formatOption(url: string): string | undefined {
   const queryStart = url.indexOf('?');
   if (queryStart < 0) return undefined;
@@ -41,15 +42,28 @@ function formatOption(url: string): string | undefined {
   }
 }
 
-export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply, realm: string): FastifyReply {
+export interface ErrorReply {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/** The error document of a failure, in the format the request asked for, with its headers. */
+export function errorReply(error: unknown, accept: string | undefined, url: string, realm: string): ErrorReply {
   const described = describeError(error);
-  if (described.status >= 500) request.log.error({ err: error }, 'request failed');
-  const contentType = negotiate({ accept: request.headers.accept, format: formatOption(request.url), kind: 'error' });
+  const contentType = negotiate({ accept, format: formatOption(url), kind: 'error' });
   const document = { code: described.code, message: described.message, lang: described.lang };
   const body = contentType.startsWith('application/json') ? writeJsonError(document) : writeXmlError(document);
-  if (error instanceof UnauthorizedError) reply.header('www-authenticate', `Basic realm="${realm}", charset="UTF-8"`);
-  if (error instanceof MethodNotAllowedError) reply.header('allow', error.allow.join(', '));
-  return reply.code(described.status).header('content-type', contentType).send(body);
+  const headers: Record<string, string> = { 'content-type': contentType };
+  if (error instanceof UnauthorizedError) headers['www-authenticate'] = `Basic realm="${realm}", charset="UTF-8"`;
+  if (error instanceof MethodNotAllowedError) headers.allow = error.allow.join(', ');
+  return { status: described.status, headers, body };
+}
+
+export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply, realm: string): FastifyReply {
+  const answer = errorReply(error, request.headers.accept, request.url, realm);
+  if (answer.status >= 500) request.log.error({ err: error }, 'request failed');
+  return reply.code(answer.status).headers(answer.headers).send(answer.body);
 }
 
 /**

@@ -3,7 +3,7 @@
 // caller; writes are asked for as writes, so the caller's credential can be held to read-only.
 import type { ResourcePath } from '../../odata/resource-path.js';
 import { UriSyntaxError } from '../../odata/errors.js';
-import { MethodNotAllowedError, NotImplementedError } from './errors.js';
+import { BadRequestError, MethodNotAllowedError } from './errors.js';
 import { invokeFunction } from './function-imports.js';
 import type { HandlerResult, Operation, ServerParts } from './operation.js';
 import { readCollection, readEntity, readLinks, readProperty } from './read-handlers.js';
@@ -66,8 +66,9 @@ export async function handleRequest<C>(
     return { status: 200, representation };
   }
   if (path.kind === 'batch') {
+    // A POST is the batch handler's (batch.ts); one reaching here was sent inside a batch.
     if (method !== 'POST') throw notAllowed(method, path);
-    throw new NotImplementedError('$batch is not supported; send each request on its own');
+    throw new BadRequestError('a batch cannot hold a $batch request');
   }
   if (path.kind === 'functionImport' && (method === 'HEAD' || method !== path.functionImport.httpMethod)) {
     // HEAD must be safe, and StartStopWatch is a GET that is not.

@@ -4,11 +4,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { EdmRecord } from '../../odata/edm.js';
 import { entityPath } from '../../odata/entity-path.js';
-import type { QueryLimits } from '../../odata/limits.js';
+import type { BatchLimits, QueryLimits } from '../../odata/limits.js';
+import { DEFAULT_BATCH_LIMITS } from '../../odata/limits.js';
 import type { ModelIndex } from '../../odata/model-index.js';
 import { indexModel } from '../../odata/model-index.js';
 import type { EntitySet, Model } from '../../odata/model.js';
 import { splitServiceRoot } from '../../odata/resource-path.js';
+import { serveBatch } from './batch.js';
 import type { DataSource } from './data-source.js';
 import { sendError } from './error-handler.js';
 import { MethodNotAllowedError } from './errors.js';
@@ -37,6 +39,8 @@ export interface ODataServiceOptions<Caller> {
   /** Most entities one request may expand inline (default 5000). */
   readonly maxExpandedEntities?: number;
   readonly limits?: Partial<QueryLimits>;
+  /** Bytes, operations and header sizes of a `$batch`. */
+  readonly batchLimits?: Partial<BatchLimits>;
   readonly messages?: ValidationMessages;
   /** Realm of the `WWW-Authenticate: Basic` challenge of a 401. */
   readonly authRealm?: string;
@@ -67,9 +71,18 @@ export function registerODataService<C>(app: FastifyInstance, options: ODataServ
   if (!app.supportedMethods.includes('MERGE')) app.addHttpMethod('MERGE', { hasBody: true });
 
   // Bodies stay text whatever their type: the odata/ readers check JSON and Atom themselves
-  // (hostile input included), and a type they do not read is a 415 from the handler.
+  // (hostile input included), and a type they do not read is a 415 from the handler. A batch
+  // (multipart/mixed) stays a stream: its reader takes it chunk by chunk, within its own limits.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser('multipart/mixed', (_request, payload, done) => done(null, payload));
+  const batch = {
+    parts,
+    rootPath: options.rootPath,
+    queryLimits: limits,
+    batchLimits: { ...DEFAULT_BATCH_LIMITS, ...options.batchLimits },
+    authRealm: realm,
+  };
 
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply, realm));
   app.setNotFoundHandler((request, reply) => {
@@ -90,6 +103,7 @@ export function registerODataService<C>(app: FastifyInstance, options: ODataServ
       );
       const tunnelled = request.headers['x-http-method'];
       const method = effectiveMethod(request.method, Array.isArray(tunnelled) ? tunnelled[0] : tunnelled);
+      if (target.path.kind === 'batch' && method === 'POST') return serveBatch(batch, request, reply, (intent) => options.authenticate(request, intent));
       const body = { contentType: request.headers['content-type'], text: typeof request.body === 'string' ? request.body : undefined };
       const result = await handleRequest(parts, target, method, body, (intent) => options.authenticate(request, intent));
       reply.code(result.status).header('dataserviceversion', '2.0');

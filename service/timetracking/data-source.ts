@@ -29,9 +29,9 @@ export class TimeTrackingDataSource implements DataSource<Caller> {
   private readonly reader: EntityReader;
   private readonly stopwatch: StopwatchStore;
 
-  constructor(private readonly database: DatabaseHandle, private readonly index: ModelIndex) {
-    this.tables = new EntityTables(index, database.dialect);
-    this.reader = new EntityReader(database.db, this.tables, database.dialect);
+  constructor(private readonly database: DatabaseHandle, private readonly index: ModelIndex, shared?: { tables: EntityTables; reader: EntityReader }) {
+    this.tables = shared?.tables ?? new EntityTables(index, database.dialect);
+    this.reader = shared?.reader ?? new EntityReader(database.db, this.tables, database.dialect);
     const entries = this.tables.of('TimeEntries');
     this.stopwatch = {
       write: (caller, work) => this.write(caller, entries, async (ctx) => {
@@ -91,6 +91,12 @@ export class TimeTrackingDataSource implements DataSource<Caller> {
       default:
         throw new NotImplementedError(`the service operation ${fn.name} is not implemented`);
     }
+  }
+
+  /** One transaction; each write inside joins it (withTransaction) and every read runs in it. */
+  atomically<T>(work: (source: DataSource<Caller>) => Promise<T>): Promise<T> {
+    return this.database.db.transaction().execute((trx) =>
+      work(new TimeTrackingDataSource({ ...this.database, db: trx }, this.index, { tables: this.tables, reader: this.reader.on(trx) })));
   }
 
   private writable(set: EntitySet): EntityTable {

@@ -60,14 +60,18 @@ interface SelectList {
 }
 
 export class EntityReader {
-  private readonly storedColumnLists = new Map<EntityTable, StoredColumns>();
-  private readonly fixedParts = new Map<string, Sql>();
-
   constructor(
     private readonly db: Kysely<Database>,
     private readonly tables: EntityTables,
     private readonly dialect: StorageDialect,
+    private readonly storedColumnLists = new Map<EntityTable, StoredColumns>(),
+    private readonly fixedParts = new Map<string, Sql>(),
   ) {}
+
+  /** This reader with its statements run on `db` (a transaction), its compiled parts shared. */
+  on(db: Kysely<Database>): EntityReader {
+    return new EntityReader(db, this.tables, this.dialect, this.storedColumnLists, this.fixedParts);
+  }
 
   async query(caller: Caller, query: EntityQuery, now = Date.now()): Promise<QueryPage> {
     const table = this.tables.of(query.set);
