@@ -30,6 +30,8 @@ export interface GeneratedSapClient {
 // The slice of the generated client's API the cycle uses (it is untyped JavaScript here).
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export interface SapServiceModule {
+  batch(...requests: any[]): any;
+  changeset(...requests: any[]): any;
   timetracking(): {
     projectsApi: any;
     timeEntriesApi: any;
@@ -134,6 +136,56 @@ export async function runSapCycle(client: GeneratedSapClient, origin: string, ap
     current: { id: current.id },
     halted: { id: halted.id, endTime: halted.endTime },
     afterDeleteStatus,
+  };
+}
+/** What one SDK batch answered, for the suites to assert on. */
+export interface SapBatchResult {
+  /** Per part: `read`, `write` (a changeset that succeeded) or `error`, with the status of each answer. */
+  readonly kinds: readonly string[];
+  readonly projectName: string;
+  readonly filteredIds: readonly number[];
+  readonly recentEntryCount: number;
+  readonly writeStatuses: readonly number[];
+  readonly createdIds: readonly number[];
+  readonly error?: { readonly status: number; readonly message: string };
+}
+
+/**
+ * One `batch()` of the SDK: three reads (a project by key, projects by filter, five time
+ * entries), then a changeset of `creates` time-entry creates on the project (one hour each, on
+ * successive days from 2026-10-01; an entry of `invalidAt`, if any, ends before it starts) and
+ * one update of the project's comment.
+ */
+export async function runSapBatch(client: GeneratedSapClient, origin: string, apiKey: string, projectId: number, options: { creates: number; invalidAt?: number; comment: string }): Promise<SapBatchResult> {
+  const destination = { url: origin, username: 'sap-sdk', password: apiKey };
+  const moment = createRequire(resolve('node_modules/@sap-cloud-sdk/odata-v2/package.json'))('moment') as any;
+  const { projectsApi, timeEntriesApi } = client.module.timetracking();
+  const projects = projectsApi.requestBuilder();
+  const entries = timeEntriesApi.requestBuilder();
+  const project = await projects.getByKey(projectId).execute(destination);
+  project.comment = options.comment;
+  const creates = Array.from({ length: options.creates }, (_, i) => {
+    const start = moment.utc('2026-10-01T08:00:00Z').add(i, 'days');
+    const end = i + 1 === options.invalidAt ? start.clone().subtract(1, 'hours') : start.clone().add(1, 'hours');
+    return entries.create(timeEntriesApi.entityBuilder().projectId(projectId).startTime(start).endTime(end).comment(`${options.comment} #${i + 1}`).build());
+  });
+  const responses = await client.module.batch(
+    projects.getByKey(projectId),
+    projects.getAll().filter(projectsApi.schema.NAME.equals(project.name)),
+    entries.getAll().top(5),
+    client.module.changeset(...creates, projects.update(project)),
+  ).execute(destination);
+  const kinds = responses.map((r: any) => (r.isReadResponse() ? 'read' : r.isWriteResponses() ? 'write' : 'error'));
+  const [byKey, filtered, recent, written] = responses;
+  const writes = written.isWriteResponses() ? written.responses : [];
+  return {
+    kinds,
+    projectName: byKey.as(projectsApi)[0].name,
+    filteredIds: filtered.as(projectsApi).map((p: any) => p.id),
+    recentEntryCount: recent.as(timeEntriesApi).length,
+    writeStatuses: writes.map((w: any) => w.httpCode),
+    createdIds: writes.filter((w: any) => w.httpCode === 201).map((w: any) => w.as(timeEntriesApi).id),
+    ...(written.isError() ? { error: { status: written.httpCode, message: written.body?.error?.message?.value } } : {}),
   };
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */
