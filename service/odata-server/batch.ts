@@ -60,7 +60,7 @@ export async function serveBatch<C>(
     .send(Readable.from(answers(run, batch, writer), { objectMode: false }));
 }
 
-/** The parsed batch; on any failure the connection closes, as the rest of the body is unread. */
+/** The parsed batch; on a failure before the body's end the connection closes, its rest unread. */
 async function readBody(limits: BatchLimits, request: FastifyRequest, reply: FastifyReply): Promise<BatchRequest> {
   try {
     const declared = Number(request.headers['content-length']);
@@ -68,12 +68,30 @@ async function readBody(limits: BatchLimits, request: FastifyRequest, reply: Fas
     const reader = new BatchRequestReader(request.headers['content-type'], limits);
     const body = request.body;
     if (typeof body === 'string') reader.push(Buffer.from(body, 'utf8'));
-    else if (body instanceof Readable) for await (const chunk of body) reader.push(chunk as Buffer);
+    else if (body instanceof Readable) await pushAll(body, reader);
     return reader.end();
   } catch (error) {
-    reply.header('connection', 'close');
+    if (!request.raw.complete) reply.header('connection', 'close');
     throw error;
   }
+}
+
+/**
+ * Every chunk of the stream into the reader. Not `for await`: leaving that loop early destroys
+ * the request, and with it the socket the 400 or 413 is to be sent on.
+ */
+function pushAll(body: Readable, reader: BatchRequestReader): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      try {
+        reader.push(chunk);
+      } catch (error) {
+        body.off('data', onData).pause();
+        reject(error);
+      }
+    };
+    body.on('data', onData).once('end', resolve).once('error', reject);
+  });
 }
 
 async function* answers<C>(run: BatchRun<C>, batch: BatchRequest, writer: BatchResponseWriter): AsyncGenerator<Buffer> {

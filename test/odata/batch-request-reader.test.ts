@@ -7,6 +7,7 @@ import type { BatchPart, BatchRequest } from '../../odata/batch-request-reader.j
 import { BatchRequestReader, readBatchRequest } from '../../odata/batch-request-reader.js';
 import { BatchLimitError, BatchSyntaxError } from '../../odata/errors.js';
 import { DEFAULT_BATCH_LIMITS } from '../../odata/limits.js';
+import { FUZZ_CONTENT_TYPE, fuzzSeeds, hostileBatch } from '../helpers/batch-mutations.js';
 
 const TYPE = 'multipart/mixed; boundary=batch_1';
 
@@ -244,5 +245,31 @@ describe('batch limits', () => {
 
   it('has defaults that take a thousand operations and 16 MiB', () => {
     expect(DEFAULT_BATCH_LIMITS).toEqual({ maxBytes: 16 * 1024 * 1024, maxOperations: 1000, maxHeaderBytes: 16 * 1024 });
+  });
+});
+
+describe('hostile batch bodies', () => {
+  /** The reading of `body` pushed in the given chunks: the parts, or the error's class and message. */
+  function outcome(body: Buffer, cuts: readonly number[]): unknown {
+    const reader = new BatchRequestReader(FUZZ_CONTENT_TYPE);
+    try {
+      let from = 0;
+      for (const cut of cuts) {
+        reader.push(body.subarray(from, Math.max(from, cut)));
+        from = Math.max(from, cut);
+      }
+      reader.push(body.subarray(from));
+      return plain(reader.end());
+    } catch (error) {
+      if (error instanceof BatchSyntaxError || error instanceof BatchLimitError) return { error: error.name, status: error.status, message: error.message };
+      throw error;
+    }
+  }
+
+  it('reads 10,000 mangled batches to parts or a BatchSyntaxError / BatchLimitError, the same however they are split', () => {
+    const cuts = fc.uniqueArray(fc.nat({ max: 4000 }), { maxLength: 12 }).map((c) => [...c].sort((a, b) => a - b));
+    fc.assert(fc.property(hostileBatch(fuzzSeeds(7)), cuts, (body, at) => {
+      expect(outcome(body, at)).toEqual(outcome(body, []));
+    }), { seed: 20261128, numRuns: 10_000 });
   });
 });

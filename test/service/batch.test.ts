@@ -3,6 +3,7 @@
 // or nothing, with `$<Content-ID>` naming what an earlier request of it created; a failed
 // retrieve does not stop the rest; every part is checked as it would be alone, under the batch's
 // own credential; a malformed batch is a 400 before anything is written.
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabases } from '../helpers/databases.js';
 import type { BatchReply, PartRequest } from '../helpers/batch.js';
@@ -285,19 +286,31 @@ describe.each(testDatabases)('$batch limits on $name', (kind) => {
     const declared = await alex.request('/$batch', { method: 'POST', contentType: BATCH_CONTENT_TYPE, body });
     expect(expectError(declared, 413, 'atom').message).toBe('the batch is larger than 4096 bytes');
     expect(declared.headers.get('connection')).toBe('close');
-    // Sent chunked, without a Content-Length: the reader counts.
-    const stream = new ReadableStream<Uint8Array>({
-      start(controller) {
-        for (let i = 0; i < body.length; i += 1000) controller.enqueue(Buffer.from(body.slice(i, i + 1000)));
-        controller.close();
-      },
+    // Sent slowly, chunked, without a Content-Length: the reader counts, and the 413 comes while
+    // the client is still sending (on the same connection, which then closes).
+    const streamed = await new Promise<{ status: number; connection: string | undefined; text: string }>((resolve, reject) => {
+      const req = httpRequest(`${service.root}/$batch`, {
+        method: 'POST',
+        headers: { 'content-type': BATCH_CONTENT_TYPE, 'x-serviceapikey': service.admin.apiKey, accept: 'application/json' },
+      }, (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, text }));
+      });
+      req.on('error', reject);
+      let sent = 0;
+      const timer = setInterval(() => {
+        if (req.destroyed || sent >= body.length) {
+          clearInterval(timer);
+          req.end();
+          return;
+        }
+        req.write(body.slice(sent, (sent += 1000)));
+      }, 20);
     });
-    const streamed = await fetch(`${service.root}/$batch`, {
-      method: 'POST', body: stream, duplex: 'half',
-      headers: { 'content-type': BATCH_CONTENT_TYPE, 'x-serviceapikey': service.admin.apiKey, accept: 'application/json' },
-    } as RequestInit);
     expect(streamed.status).toBe(413);
-    expect(JSON.parse(await streamed.text()).error.message.value).toBe('the batch is larger than 4096 bytes');
+    expect(streamed.connection).toBe('close');
+    expect(JSON.parse(streamed.text).error.message.value).toBe('the batch is larger than 4096 bytes');
     expect(await service.database.db.selectFrom('clients').select('id').where('name', '=', 'x'.repeat(5000)).execute()).toEqual([]);
   });
 });
