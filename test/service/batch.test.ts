@@ -123,11 +123,15 @@ describe.each(testDatabases)('$batch on $name', (kind) => {
   });
 
   it('a changeset whose last request fails answers that one error, in its format, and writes nothing', async () => {
+    const janasEntry = await service.database.db.selectFrom('time_entries').select('id').where('user_id', '=', service.jana.userId)
+      .where('locked', '=', 0).orderBy('id').executeTakeFirstOrThrow();
     const before = await snapshot(service);
     const day = (d: number) => `2026-11-${String(d).padStart(2, '0')}`;
     const answer = await sendBatch(jana, [
       {
         changeset: [
+          // An update before the failure is rolled back as well.
+          { method: 'MERGE', url: `TimeEntries(${janasEntry.id})`, payload: payload('json', { Comment: 'cs-fail' }) },
           ...[2, 3, 4].map((d) => ({ method: 'POST', url: 'TimeEntries', payload: payload('atom', booking(demo.projects.websiteRelaunch, day(d), { Comment: 'cs-fail' })) })),
           {
             method: 'POST', url: 'TimeEntries', headers: JSON_ACCEPT, contentId: 'bad',
