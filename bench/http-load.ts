@@ -137,7 +137,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
 }
 
 /** User + system CPU time of a process so far (ms), from /proc/<pid>/stat. */
-async function cpuMs(pid: number): Promise<number> {
+export async function cpuMs(pid: number): Promise<number> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
   // Fields after the command name (which may hold spaces), counted from field 3.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

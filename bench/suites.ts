@@ -5,6 +5,7 @@ import { gatewayCache } from './gateway-cache.js';
 import { gatewayPassthrough } from './gateway-passthrough.js';
 import { gatewayRest } from './gateway-rest.js';
 import { odataCodecs } from './odata-codecs.js';
+import { serviceBatch } from './service-batch.js';
 import { serviceHttp } from './service-http.js';
 
-export const suites: readonly BenchSuite[] = [odataCodecs, serviceHttp, gatewayCache, gatewayPassthrough, gatewayRest];
+export const suites: readonly BenchSuite[] = [odataCodecs, serviceHttp, serviceBatch, gatewayCache, gatewayPassthrough, gatewayRest];
