@@ -18,7 +18,7 @@ export interface OperationAnswer {
 const CRLF = '\r\n';
 
 const REASONS: Readonly<Record<number, string>> = {
-  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content',
+  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 304: 'Not Modified',
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
   406: 'Not Acceptable', 409: 'Conflict', 412: 'Precondition Failed', 413: 'Payload Too Large',
   415: 'Unsupported Media Type', 428: 'Precondition Required', 429: 'Too Many Requests',

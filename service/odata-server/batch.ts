@@ -45,9 +45,16 @@ export async function serveBatch<C>(
   authenticate: (intent: Intent) => Promise<C>,
 ): Promise<FastifyReply> {
   const once = authenticateOnce(authenticate);
-  // The batch's own credential must be good before its body is read at all.
-  await once('read');
-  const batch = await readBody(settings.batchLimits, request, reply);
+  let batch: BatchRequest;
+  try {
+    // The batch's own credential must be good before its body is read at all.
+    await once('read');
+    batch = await readBody(settings.batchLimits, request);
+  } catch (error) {
+    // Refused before its end: the rest of the body is not worth reading, the connection closes.
+    if (!request.raw.complete) reply.header('connection', 'close');
+    throw error;
+  }
   const run: BatchRun<C> = {
     ...settings,
     protocol: request.protocol,
@@ -60,20 +67,15 @@ export async function serveBatch<C>(
     .send(Readable.from(answers(run, batch, writer), { objectMode: false }));
 }
 
-/** The parsed batch; on a failure before the body's end the connection closes, its rest unread. */
-async function readBody(limits: BatchLimits, request: FastifyRequest, reply: FastifyReply): Promise<BatchRequest> {
-  try {
-    const declared = Number(request.headers['content-length']);
-    if (declared > limits.maxBytes) throw new BatchLimitError(413, `the batch is larger than ${limits.maxBytes} bytes`);
-    const reader = new BatchRequestReader(request.headers['content-type'], limits);
-    const body = request.body;
-    if (typeof body === 'string') reader.push(Buffer.from(body, 'utf8'));
-    else if (body instanceof Readable) await pushAll(body, reader);
-    return reader.end();
-  } catch (error) {
-    if (!request.raw.complete) reply.header('connection', 'close');
-    throw error;
-  }
+/** The batch body read and checked whole, as it streams in. */
+async function readBody(limits: BatchLimits, request: FastifyRequest): Promise<BatchRequest> {
+  const declared = Number(request.headers['content-length']);
+  if (declared > limits.maxBytes) throw new BatchLimitError(413, `the batch is larger than ${limits.maxBytes} bytes`);
+  const reader = new BatchRequestReader(request.headers['content-type'], limits);
+  const body = request.body;
+  if (typeof body === 'string') reader.push(Buffer.from(body, 'utf8'));
+  else if (body instanceof Readable) await pushAll(body, reader);
+  return reader.end();
 }
 
 /**

@@ -68,7 +68,7 @@ describe('writing a batch answer', () => {
   });
 
   it('names every status with a reason phrase', () => {
-    expect([200, 201, 204, 404, 412, 428, 299, 418, 599].map(reasonPhrase))
-      .toEqual(['OK', 'Created', 'No Content', 'Not Found', 'Precondition Failed', 'Precondition Required', 'OK', 'Client Error', 'Server Error']);
+    expect([200, 201, 204, 304, 404, 412, 428, 299, 418, 599].map(reasonPhrase))
+      .toEqual(['OK', 'Created', 'No Content', 'Not Modified', 'Not Found', 'Precondition Failed', 'Precondition Required', 'OK', 'Client Error', 'Server Error']);
   });
 });
