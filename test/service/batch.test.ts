@@ -4,6 +4,7 @@
 // retrieve does not stop the rest; every part is checked as it would be alone, under the batch's
 // own credential; a malformed batch is a 400 before anything is written.
 import { request as httpRequest } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabases } from '../helpers/databases.js';
 import type { BatchReply, PartRequest } from '../helpers/batch.js';
@@ -254,6 +255,31 @@ describe.each(testDatabases)('$batch on $name', (kind) => {
     expect(expectError(notMultipart, 400, 'json').message).toBe('a batch or changeset is multipart/mixed, not "application/json"');
     await expectUnchanged(service, before);
     expectError(await alex.get('/$batch'), 405, 'atom');
+  });
+
+  it('streams its answer part by part: while the client does not read, the batch does not run ahead', async () => {
+    // 200 pages of 100 entries (about 20 MB of answer) and, after each, a stopwatch start, which
+    // stores an entry: how many are stored shows how far the batch has run.
+    const started = () => service.database.db.selectFrom('time_entries').select('id').where('user_id', '=', service.tom.userId).where('comment', '=', 'gestreamt').execute();
+    const items = Array.from({ length: 200 }, () => [
+      { method: 'GET', url: 'TimeEntries?$top=100', headers: JSON_ACCEPT },
+      { method: 'GET', url: `StartStopWatch?ProjectID=${demo.projects.websiteRelaunch}&Comment=gestreamt` },
+    ]).flat();
+    const body = batchBody(items);
+    const response = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = httpRequest(`${service.root}/$batch`, { method: 'POST', headers: { 'content-type': BATCH_CONTENT_TYPE, 'x-serviceapikey': service.tom.apiKey } }, resolve);
+      req.on('error', reject);
+      req.end(body);
+    });
+    expect(response.statusCode).toBe(202);
+    response.pause();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Only what fits in the socket's buffers has been answered.
+    expect((await started()).length).toBeLessThan(120);
+    let bytes = 0;
+    for await (const chunk of response) bytes += (chunk as Buffer).length;
+    expect(bytes).toBeGreaterThan(10_000_000);
+    expect((await started()).length).toBe(200);
   });
 
   it('answers a batch of a thousand retrieves, part by part in order', async () => {
