@@ -18,7 +18,6 @@ import type { Intent } from './odata-server/plugin.js';
 import type { DatabaseHandle } from './storage/database.js';
 import type { Caller } from './timetracking/caller.js';
 import { TimeTrackingDataSource } from './timetracking/data-source.js';
-import { GERMAN_MESSAGES } from './timetracking/messages.js';
 
 export interface TlsMaterial {
   readonly cert: string | Buffer;
@@ -93,13 +92,14 @@ export function buildService(config: ServiceConfig, database: DatabaseHandle, op
     }
   });
 
+  const dataSource = new TimeTrackingDataSource(database, index);
   registerODataService(app, {
     model: timeTrackingModel,
     rootPath: SERVICE_ROOT_PATH,
-    dataSource: new TimeTrackingDataSource(database, index),
+    dataSource,
     authenticate,
     pageSize: config.pageSize,
-    messages: GERMAN_MESSAGES,
+    messages: dataSource.messages,
     authRealm: config.authRealm,
   });
   return app;

@@ -1,53 +1,51 @@
 // The time-tracking service as a DataSource of the generic OData server: reads through
-// EntityReader, writes through the rules of each set, each write one transaction, and the
-// service operations of the model (stopwatch, changes digest).
+// EntityReader, writes through the rules each set's definition brings (sets/), each write one
+// transaction, and the service operations of the model (stopwatch, changes digest).
 import type { EdmRecord, EdmValue } from '../../odata/edm.js';
 import type { KeyValues } from '../../odata/key-predicate.js';
 import type { ModelIndex } from '../../odata/model-index.js';
 import type { EntitySet, FunctionImport } from '../../odata/model.js';
 import type { DataSource, EntityQuery, EntitySelection, FunctionResult, QueryPage, UpdateMode } from '../odata-server/data-source.js';
 import { ForbiddenError, NotImplementedError } from '../odata-server/errors.js';
+import type { ValidationMessages } from '../odata-server/messages.js';
 import type { DatabaseHandle } from '../storage/database.js';
 import { withTransaction } from '../storage/transaction.js';
 import type { Caller } from './caller.js';
-import { changesDigest } from './changes-digest.js';
+import { changesDigest, countedSets } from './changes-digest.js';
 import { EntityReader } from './entity-reader.js';
-import { createMasterData, deleteMasterData, updateMasterData } from './master-data-writes.js';
-import { LANG, messages } from './messages.js';
+import { LANG, messages, validationMessages } from './messages.js';
+import type { SetWrites } from './sets/entity-set.js';
+import { timeEntries } from './sets/time-entries.js';
 import { currentStopwatch, haltStopwatch, startStopwatch } from './stopwatch.js';
 import type { StopwatchStore } from './stopwatch.js';
 import type { EntityTable } from './tables.js';
 import { EntityTables } from './tables.js';
-import { createTimeEntry, deleteTimeEntry, updateTimeEntry } from './time-entry-writes.js';
 import type { WriteContext } from './write-support.js';
 import { asClientError } from './write-support.js';
 
-const MASTER_DATA = new Set(['Projects', 'Clients', 'Tasks']);
+type ServiceOperation = (caller: Caller, fn: FunctionImport, parameters: Readonly<Record<string, EdmValue>>) => Promise<FunctionResult>;
 
 export class TimeTrackingDataSource implements DataSource<Caller> {
+  /** The texts of the generic server's payload checks, naming entities as the sets do. */
+  readonly messages: ValidationMessages;
   private readonly tables: EntityTables;
   private readonly reader: EntityReader;
-  private readonly stopwatch: StopwatchStore;
+  private readonly operations: ReadonlyMap<string, ServiceOperation>;
 
-  constructor(private readonly database: DatabaseHandle, private readonly index: ModelIndex) {
+  constructor(private readonly database: DatabaseHandle, index: ModelIndex) {
     this.tables = new EntityTables(index, database.dialect);
     this.reader = new EntityReader(database.db, this.tables, database.dialect);
-    const entries = this.tables.of('TimeEntries');
-    this.stopwatch = {
-      write: (caller, work) => this.write(caller, entries, async (ctx) => {
-        // Concurrent stopwatch operations of one user take turns on the user's row.
-        if (ctx.locksRows) await ctx.trx.selectFrom('users').select('id').where('id', '=', caller.userId).forUpdate().execute();
-        return work(ctx);
-      }),
-      read: async (caller, id) => (await this.byKey(caller, entries, id)),
-      running: async (caller) => (await this.reader.query(caller, {
-        set: entries.set,
-        type: entries.type,
-        constraints: [{ property: 'UserID', values: [caller.userId] }, { property: 'EndTime', values: [null] }],
-        orderBy: [],
-        limit: 1,
-      })).records[0],
-    };
+    this.messages = validationMessages((type) => this.tables.ofType(type).definition.noun);
+    const stopwatch = this.stopwatchStore(this.tables.of(timeEntries.name));
+    const changeSet = index.complexType(`${index.model.namespace}.ChangeSet`);
+    const counted = changeSet === undefined ? [] : countedSets(changeSet, this.tables);
+    this.operations = new Map<string, ServiceOperation>([
+      ['CurrentStopWatch', (caller) => currentStopwatch(stopwatch, caller)],
+      ['StartStopWatch', (caller, fn, parameters) => startStopwatch(stopwatch, caller, fn, parameters)],
+      ['HaltStopWatch', (caller) => haltStopwatch(stopwatch, caller)],
+      ['GetChangesDigest', (caller, _fn, parameters) =>
+        changesDigest(database.db, counted, caller, parameters.LastSynchronizationTime as Date, Date.now())],
+    ]);
   }
 
   query(caller: Caller, query: EntityQuery): Promise<QueryPage> {
@@ -59,43 +57,51 @@ export class TimeTrackingDataSource implements DataSource<Caller> {
   }
 
   async create(caller: Caller, set: EntitySet, values: EdmRecord): Promise<EdmRecord> {
-    const table = this.writable(set);
-    const id = await this.write(caller, table, (ctx) =>
-      set.name === 'TimeEntries' ? createTimeEntry(ctx, table, values) : createMasterData(ctx, table, values));
+    const [table, writes] = this.writable(set);
+    const id = await this.write(caller, table, (ctx) => writes.create(ctx, table, values));
     return (await this.byKey(caller, table, id)) as EdmRecord;
   }
 
   async update(caller: Caller, set: EntitySet, key: KeyValues, values: EdmRecord, mode: UpdateMode): Promise<void> {
-    const table = this.writable(set);
-    const id = key.ID as number;
-    await this.write(caller, table, (ctx) =>
-      set.name === 'TimeEntries' ? updateTimeEntry(ctx, table, id, values, mode) : updateMasterData(ctx, table, id, values));
+    const [table, writes] = this.writable(set);
+    await this.write(caller, table, (ctx) => writes.update(ctx, table, key.ID as number, values, mode));
   }
 
   async remove(caller: Caller, set: EntitySet, key: KeyValues): Promise<void> {
-    const table = this.writable(set);
-    const id = key.ID as number;
-    await this.write(caller, table, (ctx) => (set.name === 'TimeEntries' ? deleteTimeEntry(ctx, id) : deleteMasterData(ctx, table, id)));
+    const [table, writes] = this.writable(set);
+    await this.write(caller, table, (ctx) => writes.remove(ctx, table, key.ID as number));
   }
 
-  async invoke(caller: Caller, fn: FunctionImport, parameters: Readonly<Record<string, EdmValue>>): Promise<FunctionResult> {
-    switch (fn.name) {
-      case 'CurrentStopWatch':
-        return currentStopwatch(this.stopwatch, caller);
-      case 'StartStopWatch':
-        return startStopwatch(this.stopwatch, caller, fn, parameters);
-      case 'HaltStopWatch':
-        return haltStopwatch(this.stopwatch, caller);
-      case 'GetChangesDigest':
-        return changesDigest(this.database.db, this.index, this.tables, caller, parameters.LastSynchronizationTime as Date, Date.now());
-      default:
-        throw new NotImplementedError(`the service operation ${fn.name} is not implemented`);
-    }
+  invoke(caller: Caller, fn: FunctionImport, parameters: Readonly<Record<string, EdmValue>>): Promise<FunctionResult> {
+    const operation = this.operations.get(fn.name);
+    if (operation === undefined) throw new NotImplementedError(`the service operation ${fn.name} is not implemented`);
+    return operation(caller, fn, parameters);
   }
 
-  private writable(set: EntitySet): EntityTable {
-    if (set.name !== 'TimeEntries' && !MASTER_DATA.has(set.name)) throw new ForbiddenError(messages.readOnly(this.index.typeOfSet(set).name), LANG);
-    return this.tables.of(set);
+  private writable(set: EntitySet): [EntityTable, SetWrites] {
+    const table = this.tables.of(set);
+    const writes = table.definition.writes;
+    if (writes === undefined) throw new ForbiddenError(messages.readOnly(table.definition.noun), LANG);
+    return [table, writes];
+  }
+
+  private stopwatchStore(entries: EntityTable): StopwatchStore {
+    return {
+      entries,
+      write: (caller, work) => this.write(caller, entries, async (ctx) => {
+        // Concurrent stopwatch operations of one user take turns on the user's row.
+        if (ctx.locksRows) await ctx.trx.selectFrom('users').select('id').where('id', '=', caller.userId).forUpdate().execute();
+        return work(ctx);
+      }),
+      read: (caller, id) => this.byKey(caller, entries, id),
+      running: async (caller) => (await this.reader.query(caller, {
+        set: entries.set,
+        type: entries.type,
+        constraints: [{ property: 'UserID', values: [caller.userId] }, { property: 'EndTime', values: [null] }],
+        orderBy: [],
+        limit: 1,
+      })).records[0],
+    };
   }
 
   private async byKey(caller: Caller, table: EntityTable, id: number): Promise<EdmRecord | undefined> {
@@ -115,7 +121,7 @@ export class TimeTrackingDataSource implements DataSource<Caller> {
     try {
       return await withTransaction(db, (trx) => work({ trx, caller, now: Date.now(), locksRows: dialect.name === 'postgres' }));
     } catch (error) {
-      throw asClientError(error, dialect, table.type.name);
+      throw asClientError(error, dialect, table);
     }
   }
 }

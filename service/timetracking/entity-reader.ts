@@ -9,13 +9,11 @@ import type { EntityQuery, EntitySelection, QueryPage } from '../odata-server/da
 import type { StorageDialect } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
 import type { Caller } from './caller.js';
-import { ASSIGNED_COLUMN, HELPER_COLUMNS, HOURLY_RATE_COLUMN, completeRecord } from './computed-values.js';
 import { keysetCondition, orderByClause } from './order-sql.js';
 import type { OrderTerm } from './order-sql.js';
 import type { Scope, Sql } from './sql-expressions.js';
 import { SqlExpressions } from './sql-expressions.js';
 import type { EntityTable, EntityTables } from './tables.js';
-import { assignedTo, visibleRows } from './visibility.js';
 
 const ALIAS = 't';
 
@@ -24,6 +22,8 @@ function integerOf(value: number): number {
   return value;
 }
 const ORDER_COLUMN = '__order';
+/** The name of a set's helper column (ComputedValues.helper). */
+const HELPER_COLUMN = '__helper';
 /** The name of the one column of a packed row. */
 const PACKED_ROW = '__row';
 // At most this many values in one packed row: SQLite's limit on a function's arguments is 127
@@ -109,12 +109,14 @@ export class EntityReader {
         return this.tables.of(set).readValue(property.name, select.valueOf(first, orderColumnOf[i] as string));
       });
     }
-    const helperColumn = HELPER_COLUMNS[query.set.name];
+    const computed = table.definition.computed;
+    const helper = computed?.helper;
     const records = rows.map((row) => {
       const record = select.recordOf(row);
-      let helper = helperColumn === undefined ? undefined : select.valueOf(row, helperColumn);
-      if (helperColumn === HOURLY_RATE_COLUMN) helper = this.dialect.readDecimal(helper, 2);
-      completeRecord(query.set.name, record, caller, now, helper);
+      if (computed === undefined) return record;
+      let value = helper === undefined ? undefined : select.valueOf(row, HELPER_COLUMN);
+      if (helper?.decimalScale !== undefined) value = this.dialect.readDecimal(value, helper.decimalScale);
+      computed.complete(record, caller, now, value);
       return record;
     });
     return next === undefined ? { records } : { records, next };
@@ -160,20 +162,15 @@ export class EntityReader {
 
   private from(table: EntityTable): Sql {
     const base = sql`${sql.table(table.table)} as ${sql.raw(ALIAS)}`;
-    // The project's rate, for the revenue of each entry (RevenuePerHour, RevenueTotal).
-    return table.set.name === 'TimeEntries'
-      ? sql`${base} left join projects as rate_of on rate_of.id = ${sql.ref(`${ALIAS}.project_id`)}`
-      : base;
+    const join = table.definition.computed?.helper?.join;
+    return join === undefined ? base : sql`${base} ${join(ALIAS)}`;
   }
 
-  /** Values computed in SQL besides the stored columns: whether a client is assigned to the caller. */
+  /** The set's helper column when it holds values of the caller (else it is a stored column's neighbour). */
   private computedColumns(table: EntityTable, caller: Caller): Column[] {
-    if (table.set.name !== 'Clients') return [];
-    return [{
-      expression: sql`exists (select 1 from projects as assigned_of where assigned_of.account_id = ${sql.ref(`${ALIAS}.account_id`)}
-        and assigned_of.client_id = ${sql.ref(`${ALIAS}.id`)} and ${assignedTo('assigned_of', caller.userId)})`,
-      name: ASSIGNED_COLUMN,
-    }];
+    const helper = table.definition.computed?.helper;
+    if (helper === undefined || !('ofCaller' in helper.value)) return [];
+    return [{ expression: helper.value.ofCaller(ALIAS, caller), name: HELPER_COLUMN }];
   }
 
   /**
@@ -214,15 +211,16 @@ export class EntityReader {
   }
 
   /**
-   * The stored properties of a set (and the project rate of time entries), as SQL text compiled
-   * once: building and compiling the same twenty references on every request was about a
+   * The stored properties of a set (and its helper column, when the caller does not change it),
+   * as SQL text compiled once: building and compiling the same twenty references on every request was about a
    * twentieth of a single-entity read. The names come from the model, never from a request.
    */
   private storedColumns(table: EntityTable): StoredColumns {
     let columns = this.storedColumnLists.get(table);
     if (columns === undefined) {
       const list: Column[] = table.stored.map(({ property, column }) => ({ expression: sql.ref(`${ALIAS}.${column}`), name: property.name }));
-      if (table.set.name === 'TimeEntries') list.push({ expression: sql.ref('rate_of.hourly_rate'), name: HOURLY_RATE_COLUMN });
+      const helper = table.definition.computed?.helper?.value;
+      if (helper !== undefined && 'fixed' in helper) list.push({ expression: helper.fixed(ALIAS), name: HELPER_COLUMN });
       const compiled = (parts: Sql[]): Sql => sql.raw(sql.join(parts).compile(this.db).sql);
       columns = {
         aliased: compiled(list.map(({ expression, name }) => sql`${expression} as ${sql.ref(name)}`)),
@@ -236,7 +234,7 @@ export class EntityReader {
   }
 
   private conditions(caller: Caller, expressions: SqlExpressions, selection: EntitySelection, scope: Scope): Sql[] {
-    const conditions = [visibleRows(selection.set, caller, ALIAS)];
+    const conditions = [this.tables.of(selection.set).visibleRows(caller, ALIAS)];
     for (const constraint of selection.constraints) {
       const { property } = this.propertyAt(selection.set, [constraint.property]);
       const column = expressions.path([constraint.property], scope);

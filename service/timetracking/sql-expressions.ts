@@ -17,7 +17,6 @@ import { relationOf } from '../odata-server/relations.js';
 import type { ParameterType, SqlFunctions } from '../storage/dialect.js';
 import type { Caller } from './caller.js';
 import type { EntityTables } from './tables.js';
-import { visibleRows } from './visibility.js';
 
 export type Sql = RawBuilder<unknown>;
 
@@ -146,7 +145,7 @@ export class SqlExpressions {
       const right = this.tables.column(scope.set, source);
       return sql`${sql.ref(`${inner.alias}.${left}`)} = ${sql.ref(`${scope.alias}.${right}`)}`;
     });
-    conditions.push(visibleRows(target, this.caller, inner.alias));
+    conditions.push(this.tables.of(target).visibleRows(this.caller, inner.alias));
     if (where !== undefined) conditions.push(where);
     const from = sql`${sql.table(this.tables.of(target).table)} as ${sql.raw(inner.alias)} where ${sql.join(conditions, sql` and `)}`;
     return select === undefined ? sql`exists (select 1 from ${from})` : sql`(select ${select} from ${from})`;

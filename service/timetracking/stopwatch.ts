@@ -7,12 +7,15 @@ import type { EdmRecord, EdmValue } from '../../odata/edm.js';
 import type { FunctionImport } from '../../odata/model.js';
 import { ServiceError, ValidationError } from '../odata-server/errors.js';
 import type { Caller } from './caller.js';
-import { LANG, cannotSave, messages } from './messages.js';
-import { insertEntry, stopwatchColumns } from './time-entry-writes.js';
+import { LANG, cannotSave } from './messages.js';
+import { entryMessages, insertEntry, stopwatchColumns, timeEntries } from './sets/time-entries.js';
+import type { EntityTable } from './tables.js';
 import type { WriteContext } from './write-support.js';
-import { changeStamp } from './write-support.js';
+import { updateRow } from './write-support.js';
 
 export interface StopwatchStore {
+  /** Where time entries are stored. */
+  readonly entries: EntityTable;
   /** Runs `work` in a write transaction with the caller's stopwatch locked. */
   write<T>(caller: Caller, work: (ctx: WriteContext) => Promise<T>): Promise<T>;
   /** The entry as a read returns it. */
@@ -22,7 +25,7 @@ export interface StopwatchStore {
 }
 
 function noStopwatch(): ServiceError {
-  return new ServiceError(404, 'NOT_FOUND', messages.noStopwatch(), LANG);
+  return new ServiceError(404, 'NOT_FOUND', entryMessages.noStopwatch(), LANG);
 }
 
 export async function currentStopwatch(store: StopwatchStore, caller: Caller): Promise<EdmRecord> {
@@ -34,26 +37,25 @@ export async function currentStopwatch(store: StopwatchStore, caller: Caller): P
 export async function startStopwatch(store: StopwatchStore, caller: Caller, fn: FunctionImport, parameters: Readonly<Record<string, EdmValue>>): Promise<EdmRecord> {
   checkLengths(fn, parameters);
   const id = await store.write(caller, async (ctx) => {
-    await haltRunning(ctx);
-    return insertEntry(ctx, stopwatchColumns(ctx.now, parameters));
+    await haltRunning(ctx, store.entries);
+    return insertEntry(ctx, store.entries, stopwatchColumns(ctx.now, parameters));
   });
   return (await store.read(caller, id)) as EdmRecord;
 }
 
 export async function haltStopwatch(store: StopwatchStore, caller: Caller): Promise<EdmRecord> {
-  const id = await store.write(caller, haltRunning);
+  const id = await store.write(caller, (ctx) => haltRunning(ctx, store.entries));
   if (id === undefined) throw noStopwatch();
   return (await store.read(caller, id)) as EdmRecord;
 }
 
 /** Ends the caller's running entry now (never before its start); its id, if one ran. */
-async function haltRunning(ctx: WriteContext): Promise<number | undefined> {
+async function haltRunning(ctx: WriteContext, entries: EntityTable): Promise<number | undefined> {
   const running = await ctx.trx.selectFrom('time_entries').select(['id', 'start_time'])
     .where('account_id', '=', ctx.caller.accountId).where('user_id', '=', ctx.caller.userId).where('end_time', 'is', null)
     .executeTakeFirst();
   if (running === undefined) return undefined;
-  await ctx.trx.updateTable('time_entries').set({ end_time: Math.max(ctx.now, running.start_time), ...changeStamp(ctx) })
-    .where('id', '=', running.id).execute();
+  await updateRow(ctx, entries, running.id, { end_time: Math.max(ctx.now, running.start_time) });
   return running.id;
 }
 
@@ -61,7 +63,7 @@ function checkLengths(fn: FunctionImport, parameters: Readonly<Record<string, Ed
   for (const parameter of fn.parameters) {
     const value = parameters[parameter.name];
     if (typeof value === 'string' && typeof parameter.maxLength === 'number' && [...value].length > parameter.maxLength) {
-      throw new ValidationError(cannotSave('TimeEntry', `${parameter.name} darf höchstens ${parameter.maxLength} Zeichen lang sein.`), LANG, parameter.name);
+      throw new ValidationError(cannotSave(timeEntries.noun, `${parameter.name} darf höchstens ${parameter.maxLength} Zeichen lang sein.`), LANG, parameter.name);
     }
   }
 }

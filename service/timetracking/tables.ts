@@ -1,38 +1,33 @@
-// Where each entity set of the model lives in SQL. Column names follow from property names
-// (`ClientID` -> `client_id`, `TimeEntryCustom1Label` -> `time_entry_custom1_label`), so the
-// model is not copied here; only the table of each set and the properties the service computes
-// instead of storing are named.
+// Each entity set of the model as the service stores it: the set's definition (sets/) joined
+// with what the model says. Column names follow from property names (`ClientID` -> `client_id`,
+// `TimeEntryCustom1Label` -> `time_entry_custom1_label`), and the sets whose rows refer to a set
+// from the model's associations, so neither is copied anywhere.
+import { sql } from 'kysely';
 import { compileFunction, keyCode, loadCode } from '../../odata/compiled-access.js';
 import type { EdmRecord, EdmValue } from '../../odata/edm.js';
 import type { ModelIndex } from '../../odata/model-index.js';
 import type { EntitySet, EntityType, Property } from '../../odata/model.js';
 import type { StorageDialect } from '../storage/dialect.js';
 import type { TableName } from '../storage/schema.js';
-
-const TABLE_OF_SET: Readonly<Record<string, TableName>> = {
-  Projects: 'projects',
-  Clients: 'clients',
-  Tasks: 'tasks',
-  TimeEntries: 'time_entries',
-  Users: 'users',
-  AccountSettings: 'account_settings',
-};
-
-/** Properties whose values the service derives when reading (computed-values.ts). */
-const COMPUTED: Readonly<Record<string, readonly string[]>> = {
-  Projects: ['AssignedToCurrentUser'],
-  Clients: ['AssignedToCurrentUser'],
-  TimeEntries: ['DurationSeconds', 'DurationString', 'IsEditable', 'RevenuePerHour', 'RevenueTotal'],
-};
+import type { Caller } from './caller.js';
+import type { EntitySetDefinition, Sql } from './sets/entity-set.js';
+import { ENTITY_SETS } from './sets/registry.js';
 
 export interface StoredProperty {
   readonly property: Property;
   readonly column: string;
 }
 
+/** Rows of another set that refer to an entity of this one (`time_entries.project_id`). */
+export interface Dependant {
+  readonly table: EntityTable;
+  readonly column: string;
+}
+
 export interface EntityTable {
   readonly set: EntitySet;
   readonly type: EntityType;
+  readonly definition: EntitySetDefinition;
   readonly table: TableName;
   /** Stored properties in model order. */
   readonly stored: readonly StoredProperty[];
@@ -42,6 +37,15 @@ export interface EntityTable {
   readonly recordOf: (layout: RowLayout) => (row: unknown) => EdmRecord;
   /** One stored value of a property, typed. */
   readonly readValue: (property: string, raw: unknown) => EdmValue;
+  /** The sets whose rows refer to this one, by the model's referential constraints. */
+  readonly dependants: readonly Dependant[];
+  /**
+   * The rows the caller may read, as the condition every query of the set carries (reads,
+   * counts, navigation, `$expand`, filter paths): whatever the caller cannot read does not exist
+   * for them, so it answers 404 alike. Rows of the caller's account only; for standard users,
+   * what the set's definition allows them.
+   */
+  visibleRows(caller: Caller, alias: string): Sql;
 }
 
 /** `ClientID` -> `client_id`, `Custom1` -> `custom1`, `ProjectCustom1Label` -> `project_custom1_label`. */
@@ -73,7 +77,7 @@ export type RowLayout = 'values' | 'names';
  * Records from rows whose first columns are the stored properties, by a function compiled per
  * set and layout with the names written into the code (odata/compiled-access.ts): one object
  * literal of every property in model order, stored values typed, computed ones null until
- * computed-values.ts fills them in. Converting a row object in place, in a loop by name, made
+ * the set's definition fills them in. Converting a row object in place, in a loop by name, made
  * each load and store megamorphic and every record a second object.
  */
 function compileRecordBuilder(
@@ -99,11 +103,9 @@ function compileRecordBuilder(
   return (row) => build(row, used);
 }
 
-function entityTable(index: ModelIndex, set: EntitySet, dialect: StorageDialect): EntityTable {
-  const table = TABLE_OF_SET[set.name];
-  if (table === undefined) throw new Error(`entity set ${set.name} has no table`);
+function entityTable(index: ModelIndex, set: EntitySet, definition: EntitySetDefinition, dialect: StorageDialect): EntityTable & { dependants: Dependant[] } {
   const type = index.typeOfSet(set);
-  const computed = COMPUTED[set.name] ?? [];
+  const computed = definition.computed?.properties ?? [];
   const stored = type.properties
     .filter((property) => !computed.includes(property.name))
     .map((property) => ({ property, column: columnName(property.name) }));
@@ -112,10 +114,12 @@ function entityTable(index: ModelIndex, set: EntitySet, dialect: StorageDialect)
     return convert === undefined ? [] : [[property.name, convert] as const];
   }));
   const builders = new Map<RowLayout, (row: unknown) => EdmRecord>();
+  const visibleToStandardUser = definition.visibleToStandardUser;
   return {
     set,
     type,
-    table,
+    definition,
+    table: definition.table,
     stored,
     columns: new Map(stored.map((s) => [s.property.name, s.column])),
     recordOf(layout) {
@@ -127,20 +131,49 @@ function entityTable(index: ModelIndex, set: EntitySet, dialect: StorageDialect)
       const convert = converters.get(property);
       return convert === undefined ? (raw as EdmValue) : convert(raw);
     },
+    dependants: [],
+    visibleRows(caller, alias) {
+      const ofAccount = sql`${sql.ref(`${alias}.account_id`)} = ${caller.accountId}`;
+      if (caller.isAdmin || visibleToStandardUser === undefined) return ofAccount;
+      return sql`${ofAccount} and ${visibleToStandardUser(caller, alias)}`;
+    },
   };
 }
 
 export class EntityTables {
   private readonly tables = new Map<string, EntityTable>();
 
-  constructor(readonly index: ModelIndex, dialect: StorageDialect) {
-    for (const set of index.model.entitySets) this.tables.set(set.name, entityTable(index, set, dialect));
+  constructor(readonly index: ModelIndex, dialect: StorageDialect, definitions: readonly EntitySetDefinition[] = ENTITY_SETS) {
+    const built = new Map<string, EntityTable & { dependants: Dependant[] }>();
+    for (const set of index.model.entitySets) {
+      const definition = definitions.find((candidate) => candidate.name === set.name);
+      if (definition === undefined) throw new Error(`entity set ${set.name} has no definition in service/timetracking/sets`);
+      built.set(set.name, entityTable(index, set, definition, dialect));
+    }
+    for (const association of index.model.associationSets) {
+      const constraint = index.model.associations.find((a) => a.fullName === association.association)?.referentialConstraint;
+      if (constraint === undefined) continue;
+      const setOf = (role: string) => built.get(association.ends.find((end) => end.role === role)?.entitySet ?? '');
+      const principal = setOf(constraint.principal.role);
+      const dependent = setOf(constraint.dependent.role);
+      const [property] = constraint.dependent.properties;
+      // Single-column references to the principal's ID, the only kind the schema has.
+      if (principal === undefined || dependent === undefined || property === undefined || constraint.dependent.properties.length !== 1) continue;
+      principal.dependants.push({ table: dependent, column: columnName(property) });
+    }
+    for (const [name, table] of built) this.tables.set(name, table);
   }
 
   of(set: EntitySet | string): EntityTable {
     const table = this.tables.get(typeof set === 'string' ? set : set.name);
     if (table === undefined) throw new Error(`entity set ${typeof set === 'string' ? set : set.name} is not stored`);
     return table;
+  }
+
+  /** The table of the one set of an entity type. */
+  ofType(type: EntityType): EntityTable {
+    for (const table of this.tables.values()) if (table.type === type) return table;
+    throw new Error(`entity type ${type.name} has no set`);
   }
 
   /** The column of a stored property; undefined for a computed one. */

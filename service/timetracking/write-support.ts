@@ -1,13 +1,13 @@
-// What every write of the time-tracking service shares: typed values to columns, the change
-// stamp, lookups inside the caller's account, and the database's own constraint violations
-// turned into the client's 409 (the rules check first; the constraints are the guarantee that
-// holds even when two requests race).
+// What every write of the time-tracking service shares: typed values to columns, the row
+// statements with their change stamp, lookups inside the caller's account, and the database's own
+// constraint violations turned into the client's 409 (the rules check first; the constraints are
+// the guarantee that holds even when two requests race).
 import { sql } from 'kysely';
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { EdmRecord } from '../../odata/edm.js';
 import { ConflictError, ValidationError } from '../odata-server/errors.js';
 import type { StorageDialect } from '../storage/dialect.js';
-import type { Database } from '../storage/schema.js';
+import type { Database, TableName } from '../storage/schema.js';
 import type { Caller } from './caller.js';
 import { LANG, cannotSave, messages } from './messages.js';
 import type { EntityTable } from './tables.js';
@@ -35,44 +35,60 @@ export function toColumns(table: EntityTable, values: EdmRecord): Record<string,
   return row;
 }
 
-export function changeStamp(ctx: WriteContext): { last_change_time: number; last_change_author: number } {
+function changeStamp(ctx: WriteContext): { last_change_time: number; last_change_author: number } {
   return { last_change_time: ctx.now, last_change_author: ctx.caller.userId };
 }
 
-type AccountTable = 'clients' | 'projects' | 'tasks' | 'users';
+// Kysely's types cannot follow a table chosen at run time; the tables and columns come from the
+// set definitions and the model, never from a request.
+function untyped(ctx: WriteContext): Kysely<Record<string, Record<string, unknown>>> {
+  return ctx.trx as unknown as Kysely<Record<string, Record<string, unknown>>>;
+}
+
+/** Inserts a row of the caller's account with the change stamp; its ID. */
+export async function insertRow(ctx: WriteContext, table: EntityTable, columns: Record<string, unknown>): Promise<number> {
+  const created = await untyped(ctx).insertInto(table.table)
+    .values({ ...columns, account_id: ctx.caller.accountId, ...changeStamp(ctx) })
+    .returning('id').executeTakeFirstOrThrow();
+  return Number(created.id);
+}
+
+/** Changes a row of the caller's account and stamps the change. */
+export async function updateRow(ctx: WriteContext, table: EntityTable, id: number, columns: Record<string, unknown>): Promise<void> {
+  await untyped(ctx).updateTable(table.table).set({ ...columns, ...changeStamp(ctx) })
+    .where('account_id', '=', ctx.caller.accountId).where('id', '=', id).execute();
+}
+
+export async function deleteRow(ctx: WriteContext, table: EntityTable, id: number): Promise<void> {
+  await untyped(ctx).deleteFrom(table.table).where('account_id', '=', ctx.caller.accountId).where('id', '=', id).execute();
+}
 
 /** The ids of `ids` that exist in the caller's account. */
-export async function existingIds(ctx: WriteContext, table: AccountTable, ids: readonly number[]): Promise<Set<number>> {
+export async function existingIds(ctx: WriteContext, table: TableName, ids: readonly number[]): Promise<Set<number>> {
   if (ids.length === 0) return new Set();
-  const rows = await ctx.trx.selectFrom(table).select('id').where('account_id', '=', ctx.caller.accountId).where('id', 'in', [...ids]).execute();
-  return new Set(rows.map((row) => row.id));
+  const rows = await untyped(ctx).selectFrom(table).select('id').where('account_id', '=', ctx.caller.accountId).where('id', 'in', [...ids]).execute();
+  return new Set(rows.map((row) => Number(row.id)));
 }
 
-/** Rows of `table` in the caller's account whose `column` is `id` (dependants of a delete). */
-export async function countReferences(ctx: WriteContext, table: AccountTable | 'time_entries', column: string, id: number): Promise<number> {
-  const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)}
-    where account_id = ${ctx.caller.accountId} and ${sql.ref(column)} = ${id}`.execute(ctx.trx);
-  return Number(rows[0]?.n ?? 0);
-}
-
-/** Refuses a delete while others refer to the entity (ON DELETE RESTRICT would, less clearly). */
-export async function refuseIfReferenced(ctx: WriteContext, typeName: string, id: number, dependants: readonly [table: AccountTable | 'time_entries', column: string, typeName: string][]): Promise<void> {
-  for (const [table, column, dependantType] of dependants) {
-    const count = await countReferences(ctx, table, column, id);
-    if (count > 0) throw new ConflictError(messages.hasDependants(typeName, count, dependantType), LANG);
+/** Refuses a delete while rows of other sets refer to the entity (ON DELETE RESTRICT would, less clearly). */
+export async function refuseIfReferenced(ctx: WriteContext, table: EntityTable, id: number): Promise<void> {
+  for (const dependant of table.dependants) {
+    const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(dependant.table.table)}
+      where account_id = ${ctx.caller.accountId} and ${sql.ref(dependant.column)} = ${id}`.execute(ctx.trx);
+    const count = Number(rows[0]?.n ?? 0);
+    if (count > 0) throw new ConflictError(messages.hasDependants(table.definition.noun, count, dependant.table.definition.noun), LANG);
   }
 }
 
 /** A database constraint violation as the client's 409; anything else unchanged. */
-export function asClientError(error: unknown, dialect: StorageDialect, typeName: string): unknown {
+export function asClientError(error: unknown, dialect: StorageDialect, table: EntityTable): unknown {
   const violation = dialect.constraintViolation(error);
   if (violation === undefined) return error;
-  if (violation.constraint === 'time_entries_one_running_per_user' || (violation.kind === 'unique' && violation.table === 'time_entries')) {
-    return new ValidationError(messages.stopwatchRunning(), LANG);
-  }
-  if (violation.constraint === 'time_entries_end_not_before_start') return new ValidationError(messages.endBeforeStart(), LANG);
+  const explained = table.definition.explainViolation?.(violation);
+  if (explained !== undefined) return explained;
+  const noun = table.definition.noun;
   if (violation.kind === 'foreign-key') {
-    return new ConflictError(cannotSave(typeName, 'Ein Verweis auf einen anderen Eintrag ist ungültig, oder andere Einträge verweisen noch hierauf.'), LANG);
+    return new ConflictError(cannotSave(noun, 'Ein Verweis auf einen anderen Eintrag ist ungültig, oder andere Einträge verweisen noch hierauf.'), LANG);
   }
-  return new ValidationError(cannotSave(typeName, 'Die Daten verletzen eine Regel der Datenbank.'), LANG);
+  return new ValidationError(cannotSave(noun, 'Die Daten verletzen eine Regel der Datenbank.'), LANG);
 }
