@@ -1,11 +1,18 @@
-// The flags of `timegate gateway` for the read cache, rate limits and the Redis they may share,
-// parsed once at the edge into the `cache`, `rateLimit` and `redis` configuration objects.
+// The flags of `timegate gateway` for the edge: the read cache, rate limits and the Redis they may
+// share, credential freshness, CORS and the admin listener, parsed once at the edge into the
+// `cache`, `rateLimit`, `redis`, `auth`, `cors` and `ops` configuration objects.
+import type { AuthConfig } from '../gateway/auth/auth-config.js';
+import { DEFAULT_AUTH_CONFIG } from '../gateway/auth/auth-config.js';
 import type { CacheConfig } from '../gateway/cache/cache-config.js';
 import { DEFAULT_CACHE_CONFIG } from '../gateway/cache/cache-config.js';
 import type { RedisConfig } from '../gateway/cache/redis-connection.js';
 import { DEFAULT_REDIS_CONFIG } from '../gateway/cache/redis-connection.js';
-import type { ConcurrencyConfig, RateLimit, RateLimitConfig } from '../gateway/limits/rate-limit-config.js';
+import type { CorsConfig } from '../gateway/cors-feature.js';
+import { DEFAULT_CORS_CONFIG } from '../gateway/cors-feature.js';
+import type { ConcurrencyConfig, RateLimit, RateLimitConfig, RateLimitHeaders } from '../gateway/limits/rate-limit-config.js';
 import { DEFAULT_RATE_LIMIT_CONFIG, parseRateLimit } from '../gateway/limits/rate-limit-config.js';
+import type { OpsConfig } from '../gateway/ops/ops-plugin.js';
+import { DEFAULT_OPS_CONFIG } from '../gateway/ops/ops-plugin.js';
 import { UsageError } from './command.js';
 import { integerOption } from './options.js';
 
@@ -19,10 +26,15 @@ export const EDGE_OPTIONS = {
   'rate-limit': { type: 'string' },
   'rate-limit-class': { type: 'string', multiple: true },
   'rate-limit-anonymous': { type: 'string' },
+  'rate-limit-headers': { type: 'string' },
   concurrency: { type: 'string' },
   'concurrency-mode': { type: 'string' },
   redis: { type: 'string' },
   'redis-prefix': { type: 'string' },
+  'auth-ttl': { type: 'string' },
+  'cors-origin': { type: 'string', multiple: true },
+  'admin-port': { type: 'string' },
+  'admin-host': { type: 'string' },
 } as const;
 
 export const EDGE_USAGE = `Cache and rate limits:
@@ -38,10 +50,22 @@ export const EDGE_USAGE = `Cache and rate limits:
                           a budget of its own for read, write or stopwatch, e.g. write=10/1m (repeatable)
   --rate-limit-anonymous <n/time>
                           one budget per client IP for requests without a key
+  --rate-limit-headers <h>
+                          ietf (RateLimit, RateLimit-Policy), legacy (X-RateLimit-Limit,
+                          -Remaining, -Reset) or both (default ${DEFAULT_RATE_LIMIT_CONFIG.headers})
   --concurrency <n>       requests of one key at the upstream at once (default: no cap)
   --concurrency-mode <m>  queue or reject requests beyond it (default ${DEFAULT_RATE_LIMIT_CONFIG.concurrency.mode})
   --redis <url>           share cache and rate-limit counters with other instances, e.g. redis://127.0.0.1:6379
-  --redis-prefix <text>   prefix of every Redis key (default ${DEFAULT_REDIS_CONFIG.keyPrefix})`;
+  --redis-prefix <text>   prefix of every Redis key (default ${DEFAULT_REDIS_CONFIG.keyPrefix})
+  --auth-ttl <time>       serve cached answers to a key only this long after the upstream last
+                          accepted it; then ask the upstream first (default ${DEFAULT_AUTH_CONFIG.ttlSeconds}s)
+
+Browsers and operations:
+  --cors-origin <origin>  let browser apps on this origin call both faces, e.g. https://app.example
+                          (repeatable, or a comma-separated list; * for any; default: CORS off)
+  --admin-port <n>        serve /metrics (and /healthz, /readyz) on this port, not the public one
+                          (default: no admin listener, no /metrics)
+  --admin-host <addr>     address of the admin listener (default ${DEFAULT_OPS_CONFIG.adminHost})`;
 
 export interface EdgeValues {
   readonly 'no-cache'?: boolean;
@@ -52,16 +76,44 @@ export interface EdgeValues {
   readonly 'rate-limit'?: string;
   readonly 'rate-limit-class'?: readonly string[];
   readonly 'rate-limit-anonymous'?: string;
+  readonly 'rate-limit-headers'?: string;
   readonly concurrency?: string;
   readonly 'concurrency-mode'?: string;
   readonly redis?: string;
   readonly 'redis-prefix'?: string;
+  readonly 'auth-ttl'?: string;
+  readonly 'cors-origin'?: readonly string[];
+  readonly 'admin-port'?: string;
+  readonly 'admin-host'?: string;
 }
 
 export interface EdgeConfig {
   readonly cache: CacheConfig;
   readonly rateLimit: RateLimitConfig;
   readonly redis: RedisConfig;
+  readonly auth: Pick<AuthConfig, 'ttlSeconds'>;
+  readonly cors: CorsConfig;
+  readonly ops: OpsConfig;
+}
+
+const RATE_LIMIT_HEADERS: readonly RateLimitHeaders[] = ['ietf', 'legacy', 'both'];
+
+/** `https://app.example` (scheme, host, port; no path), or `*`. */
+function corsOrigins(values: readonly string[]): string[] {
+  const origins = values.flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value !== '');
+  for (const origin of origins) {
+    if (origin === '*') continue;
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.origin !== origin.replace(/\/$/, '')) {
+      throw new UsageError(`--cors-origin must be an origin such as https://app.example (or *), not '${origin}'`);
+    }
+  }
+  return origins.map((origin) => origin.replace(/\/$/, ''));
 }
 
 const SECONDS_PER_UNIT: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3_600, d: 86_400 };
@@ -105,6 +157,9 @@ export function edgeConfig(values: EdgeValues): EdgeConfig {
     perKey: integerOption('concurrency', values.concurrency, DEFAULT_RATE_LIMIT_CONFIG.concurrency.perKey, 0, 10_000),
     mode,
   };
+  const rateLimitHeaders = values['rate-limit-headers'] ?? DEFAULT_RATE_LIMIT_CONFIG.headers;
+  if (!(RATE_LIMIT_HEADERS as readonly string[]).includes(rateLimitHeaders)) throw new UsageError(`--rate-limit-headers must be one of ${RATE_LIMIT_HEADERS.join(', ')}, not '${rateLimitHeaders}'`);
+  const adminPort = values['admin-port'] === undefined ? undefined : integerOption('admin-port', values['admin-port'], 0, 0, 65535);
   const redisUrl = values.redis;
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) throw new UsageError(`--redis must be a redis:// or rediss:// URL, not '${redisUrl}'`);
   return {
@@ -121,11 +176,15 @@ export function edgeConfig(values: EdgeValues): EdgeConfig {
       default: values['rate-limit'] === undefined ? undefined : rateLimitOption('rate-limit', values['rate-limit']),
       anonymous: values['rate-limit-anonymous'] === undefined ? undefined : rateLimitOption('rate-limit-anonymous', values['rate-limit-anonymous']),
       concurrency,
+      headers: rateLimitHeaders as RateLimitHeaders,
     },
     redis: {
       ...DEFAULT_REDIS_CONFIG,
       url: redisUrl,
       keyPrefix: values['redis-prefix'] ?? DEFAULT_REDIS_CONFIG.keyPrefix,
     },
+    auth: { ttlSeconds: durationSeconds('auth-ttl', values['auth-ttl'], DEFAULT_AUTH_CONFIG.ttlSeconds) },
+    cors: { ...DEFAULT_CORS_CONFIG, origins: corsOrigins(values['cors-origin'] ?? []) },
+    ops: { ...DEFAULT_OPS_CONFIG, adminPort, adminHost: values['admin-host'] ?? DEFAULT_OPS_CONFIG.adminHost },
   };
 }

@@ -37,7 +37,8 @@ Options:
                           (default ${DEFAULT_UPSTREAM_CONFIG.credential.form})
   --upstream-key-header <name>
                           header name of the header form (default ${DEFAULT_UPSTREAM_CONFIG.credential.headerName})
-  --upstream-timeout <ms> longest wait for the upstream (default ${DEFAULT_UPSTREAM_CONFIG.requestTimeoutMs})
+  --upstream-timeout <ms> deadline of a whole upstream call, retries included, until its answer
+                          starts (default ${DEFAULT_UPSTREAM_CONFIG.requestTimeoutMs}); past it, 504
   --body-limit <bytes>    largest request body (default ${DEFAULT_GATEWAY_CONFIG.bodyLimitBytes}); larger ones get 413
   --cursor-secret <text>  signs list cursors; give replicas the same one (default: $TIMEGATE_CURSOR_SECRET,
                           else a random one per process)
@@ -175,7 +176,7 @@ async function run(args: readonly string[]): Promise<number> {
   // command and every refused command line answer quickly.
   const { startGateway } = await import('../gateway/start.js');
   const gateway = await startGateway(commandLine.config, await gatewayArtefacts(commandLine.model));
-  gateway.app.log.info({ rest: gateway.restRoot, docs: gateway.docsUrl }, 'timegate gateway listening');
+  gateway.app.log.info({ rest: gateway.restRoot, docs: gateway.docsUrl, ...(gateway.adminOrigin === undefined ? {} : { admin: gateway.adminOrigin }) }, 'timegate gateway listening');
   return untilSignal(() => gateway.close(), (line) => gateway.app.log.info(line));
 }
 

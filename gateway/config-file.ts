@@ -50,13 +50,14 @@ export const CONFIG_SCHEMA = section({
     connections: integer(1),
     maxResponseBytes: integer(1),
   }),
-  auth: section({ keyHeaderAliases: strings, allowedKeys: strings }),
+  auth: section({ keyHeaderAliases: strings, allowedKeys: strings, ttlSeconds: integer() }),
+  cors: section({ origins: strings, maxAgeSeconds: integer() }),
   resilience: section({
     retry: section({ maxRetries: integer(), baseDelayMs: integer(), maxDelayMs: integer(), budgetRatio: { type: 'number', minimum: 0 }, budgetMinPerSecond: { type: 'number', minimum: 0 } }),
     breaker: section({ failureThreshold: integer(), openMs: integer(1) }),
     loadShedding: section({ maxEventLoopDelayMs: integer(), maxEventLoopUtilization: { type: 'number', minimum: 0, maximum: 1 }, retryAfterSeconds: integer(1) }),
   }),
-  ops: section({ metrics: flag, readinessTimeoutMs: integer(1) }),
+  ops: section({ metrics: flag, readinessTimeoutMs: integer(1), adminPort: { type: 'integer', minimum: 0, maximum: 65535 }, adminHost: text }),
   cache: section({
     enabled: flag,
     defaultTtlSeconds: integer(),
@@ -72,6 +73,7 @@ export const CONFIG_SCHEMA = section({
     default: rateLimit,
     anonymous: rateLimit,
     concurrency: section({ perKey: integer(), mode: { enum: ['queue', 'reject'] }, maxQueued: integer(), queueTimeoutMs: integer(1) }),
+    headers: { enum: ['ietf', 'legacy', 'both'] },
   }),
   redis: section({ url: { type: 'string', pattern: '^rediss?://' }, keyPrefix: { type: 'string' }, commandTimeoutMs: integer(1) }),
 });

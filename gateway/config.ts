@@ -7,12 +7,16 @@ import type { CacheConfig } from './cache/cache-config.js';
 import { DEFAULT_CACHE_CONFIG } from './cache/cache-config.js';
 import type { RedisConfig } from './cache/redis-connection.js';
 import { DEFAULT_REDIS_CONFIG } from './cache/redis-connection.js';
+import type { CorsConfig } from './cors-feature.js';
+import { DEFAULT_CORS_CONFIG } from './cors-feature.js';
+import type { LoadSheddingConfig } from './limits/load-shedding.js';
+import { DEFAULT_LOAD_SHEDDING_CONFIG } from './limits/load-shedding.js';
 import type { RateLimitConfig } from './limits/rate-limit-config.js';
 import { DEFAULT_RATE_LIMIT_CONFIG } from './limits/rate-limit-config.js';
-import type { OpsConfig } from './ops/ops-config.js';
-import { DEFAULT_OPS_CONFIG } from './ops/ops-config.js';
-import type { ResilienceConfig } from './resilience/resilience-config.js';
-import { DEFAULT_RESILIENCE_CONFIG } from './resilience/resilience-config.js';
+import type { OpsConfig } from './ops/ops-plugin.js';
+import { DEFAULT_OPS_CONFIG } from './ops/ops-plugin.js';
+import type { BreakerConfig } from './upstream/breaker-interceptor.js';
+import type { RetryConfig } from './upstream/retry-interceptor.js';
 
 /** How the upstream's documents are read and its request bodies written. */
 export type UpstreamFormat = 'json' | 'atom';
@@ -38,13 +42,29 @@ export interface UpstreamConfig {
   readonly updateMethod: UpdateMethod;
   readonly credential: UpstreamCredentialConfig;
   readonly connectTimeoutMs: number;
-  /** Longest wait for the upstream's response headers, and between body chunks. */
+  /**
+   * The deadline of a whole upstream call (`--upstream-timeout`): from the call until the
+   * response headers, every retry and backoff included; also the longest gap between body chunks.
+   */
   readonly requestTimeoutMs: number;
   /** Keep-alive connections to the upstream. */
   readonly connections: number;
   /** Upstream bodies above this are refused (502) rather than buffered. */
   readonly maxResponseBytes: number;
 }
+
+/** How the gateway treats a struggling upstream (upstream/) and its own overload (limits/). */
+export interface ResilienceConfig {
+  readonly retry: RetryConfig;
+  readonly breaker: BreakerConfig;
+  readonly loadShedding: LoadSheddingConfig;
+}
+
+export const DEFAULT_RESILIENCE_CONFIG: ResilienceConfig = {
+  retry: { maxRetries: 2, baseDelayMs: 50, maxDelayMs: 1_000, budgetRatio: 0.2, budgetMinPerSecond: 10 },
+  breaker: { failureThreshold: 5, openMs: 10_000 },
+  loadShedding: DEFAULT_LOAD_SHEDDING_CONFIG,
+};
 
 export interface GatewayConfig {
   readonly host: string;
@@ -77,10 +97,12 @@ export interface GatewayConfig {
   readonly redis: RedisConfig;
   /** Caller key forms and the optional gateway-level key check (gateway/auth/). */
   readonly auth: AuthConfig;
-  /** Retries, circuit breaker, load shedding (gateway/resilience/). */
+  /** Retries, circuit breaker (gateway/upstream/), load shedding (gateway/limits/). */
   readonly resilience: ResilienceConfig;
-  /** /metrics, /healthz, /readyz (gateway/ops/). */
+  /** /metrics on the admin port, /healthz, /readyz (gateway/ops/). */
   readonly ops: OpsConfig;
+  /** Browser apps on other origins (cors-feature.ts). */
+  readonly cors: CorsConfig;
 }
 
 export const DEFAULT_UPSTREAM_CONFIG: Omit<UpstreamConfig, 'url'> = {
@@ -110,9 +132,10 @@ export const DEFAULT_GATEWAY_CONFIG: Omit<GatewayConfig, 'upstream'> = {
   auth: DEFAULT_AUTH_CONFIG,
   resilience: DEFAULT_RESILIENCE_CONFIG,
   ops: DEFAULT_OPS_CONFIG,
+  cors: DEFAULT_CORS_CONFIG,
 };
 
-export interface GatewayConfigInput extends Partial<Omit<GatewayConfig, 'upstream' | 'cache' | 'rateLimit' | 'redis' | 'auth' | 'resilience' | 'ops'>> {
+export interface GatewayConfigInput extends Partial<Omit<GatewayConfig, 'upstream' | 'cache' | 'rateLimit' | 'redis' | 'auth' | 'resilience' | 'ops' | 'cors'>> {
   readonly upstream: Partial<UpstreamConfig> & { readonly url: string };
   readonly cache?: Partial<CacheConfig>;
   readonly rateLimit?: Partial<RateLimitConfig>;
@@ -120,11 +143,12 @@ export interface GatewayConfigInput extends Partial<Omit<GatewayConfig, 'upstrea
   readonly auth?: Partial<AuthConfig>;
   readonly resilience?: { readonly [K in keyof ResilienceConfig]?: Partial<ResilienceConfig[K]> };
   readonly ops?: Partial<OpsConfig>;
+  readonly cors?: Partial<CorsConfig>;
 }
 
 /** A whole configuration from what was given; the rest are defaults. */
 export function gatewayConfig(input: GatewayConfigInput): GatewayConfig {
-  const { upstream, cache, rateLimit, redis, auth, resilience, ops, ...rest } = input;
+  const { upstream, cache, rateLimit, redis, auth, resilience, ops, cors, ...rest } = input;
   return {
     ...DEFAULT_GATEWAY_CONFIG,
     ...rest,
@@ -138,6 +162,7 @@ export function gatewayConfig(input: GatewayConfigInput): GatewayConfig {
       loadShedding: { ...DEFAULT_RESILIENCE_CONFIG.loadShedding, ...resilience?.loadShedding },
     },
     ops: { ...DEFAULT_OPS_CONFIG, ...ops },
+    cors: { ...DEFAULT_CORS_CONFIG, ...cors },
     upstream: {
       ...DEFAULT_UPSTREAM_CONFIG,
       ...upstream,

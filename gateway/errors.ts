@@ -1,6 +1,8 @@
 // Every error the gateway answers with, declared once (as Fastify's lib/errors.js): a status, a
-// stable problem type and a title. Everything else throws these; error-handler.ts turns them
-// into RFC 9457 problem documents in one place.
+// stable slug and a title. Everything else throws these, hooks of both faces included; each face
+// writes them in its own format with its own error handler: problem-handler.ts as RFC 9457
+// problem documents (REST face, the gateway's own endpoints), passthrough/odata-errors.ts as
+// OData error documents whose code is the slug in capitals (`gateway-timeout`: GATEWAY_TIMEOUT).
 
 /** One invalid field: a JSON pointer (RFC 6901) into the body or the query, and what is wrong. */
 export interface FieldError {
@@ -12,6 +14,8 @@ const TYPE_PREFIX = 'urn:timegate:problem:';
 
 export class GatewayError extends Error {
   override readonly name: string = 'GatewayError';
+  /** Seconds for a Retry-After header, for refusals that say when to come back. */
+  readonly retryAfterSeconds?: number;
   constructor(
     readonly status: number,
     /** Stable slug of the kind of problem; the problem `type` is `urn:timegate:problem:<slug>`. */
@@ -79,6 +83,39 @@ export class PayloadTooLargeError extends GatewayError {
   override readonly name = 'PayloadTooLargeError';
   constructor(detail: string) {
     super(413, 'payload-too-large', 'Request body too large', detail);
+  }
+}
+
+/** An `Expect` the gateway cannot meet: only `100-continue` is understood (RFC 9110 §10.1.1). */
+export class ExpectationFailedError extends GatewayError {
+  override readonly name = 'ExpectationFailedError';
+  constructor() {
+    super(417, 'expectation-failed', 'Expectation failed', 'the only expectation the gateway meets is Expect: 100-continue');
+  }
+}
+
+/** A GET, HEAD or DELETE that carries a body, which no operation of either face reads. */
+export class BodyNotAllowedError extends GatewayError {
+  override readonly name = 'BodyNotAllowedError';
+  constructor(method: string) {
+    super(400, 'body-not-allowed', 'Bad request', `a ${method} request carries no body`);
+  }
+}
+
+/** A request URL whose path the router cannot decode (`%ZZ`). */
+export class MalformedUrlError extends GatewayError {
+  override readonly name = 'MalformedUrlError';
+  constructor() {
+    // A fixed text: the URL may carry a key.
+    super(400, 'malformed-url', 'Bad request', 'the request URL cannot be decoded (malformed percent-encoding)');
+  }
+}
+
+/** The ApiKey query parameter in a spelling that another reader could take for the key (odata/api-key.ts). */
+export class MalformedKeyParameterError extends GatewayError {
+  override readonly name = 'MalformedKeyParameterError';
+  constructor(detail: string) {
+    super(400, 'malformed-key-parameter', 'Bad request', detail);
   }
 }
 
@@ -155,5 +192,67 @@ export class GatewayTimeoutError extends GatewayError {
   override readonly name = 'GatewayTimeoutError';
   constructor(detail: string) {
     super(504, 'gateway-timeout', 'Gateway timeout', detail);
+  }
+}
+
+/** The circuit breaker is open: the upstream failed repeatedly and is given time to recover. */
+export class UpstreamUnavailableError extends GatewayError {
+  override readonly name = 'UpstreamUnavailableError';
+  constructor(override readonly retryAfterSeconds: number) {
+    super(503, 'upstream-unavailable', 'Service unavailable', `the upstream OData service is failing; the gateway stops calling it for ${retryAfterSeconds} s`);
+  }
+}
+
+/** The gateway itself is overloaded and sheds this request. */
+export class OverloadedError extends GatewayError {
+  override readonly name = 'OverloadedError';
+  constructor(override readonly retryAfterSeconds: number) {
+    super(503, 'overloaded', 'Service unavailable', 'the gateway is overloaded; try again shortly');
+  }
+}
+
+/** The caller used up the budget of a rate-limit policy (`policy` is its name in the headers). */
+export class RateLimitedError extends GatewayError {
+  override readonly name = 'RateLimitedError';
+  constructor(
+    readonly policy: string,
+    override readonly retryAfterSeconds: number,
+  ) {
+    super(429, 'rate-limited', 'Too many requests', `the rate limit "${policy}" of this key is used up; retry in ${retryAfterSeconds} s`);
+  }
+}
+
+/** The caller already has as many requests at the upstream as it may (and the line is full). */
+export class ConcurrencyLimitedError extends GatewayError {
+  override readonly name = 'ConcurrencyLimitedError';
+  constructor(
+    override readonly retryAfterSeconds: number,
+    reason: string,
+  ) {
+    super(429, 'concurrency-limited', 'Too many concurrent requests', reason);
+  }
+}
+
+/** Whole seconds for a Retry-After header (at least 1). */
+export function retryAfterSeconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
+}
+
+/**
+ * Fastify's own refusals of a request (a body beyond the limit, an unknown media type, a body
+ * that is not what it claims) as the gateway's errors; undefined for anything else.
+ */
+export function fromFastify(error: unknown): GatewayError | undefined {
+  const { code, statusCode, message } = (error ?? {}) as { code?: unknown; statusCode?: unknown; message?: unknown };
+  const detail = typeof message === 'string' ? message : '';
+  switch (code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new PayloadTooLargeError(detail);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return statusCode === 415 ? new UnsupportedMediaTypeError(detail) : new MalformedBodyError(detail);
+    default:
+      if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) return new GatewayError(statusCode, 'bad-request', 'Bad request', detail);
+      return undefined;
   }
 }

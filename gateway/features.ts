@@ -1,62 +1,61 @@
-// The edge features of the gateway beside the REST face (issue 6: OData passthrough, read cache,
-// rate limits, resilience, metrics). Each is one entry of gatewayFeatures(); buildGateway()
-// applies them in list order, before the REST face, so their hooks see every request of both
-// faces and their upstream wrappers sit under every REST call.
+// The edge features of the gateway beside the REST face: operations, CORS, request hygiene, load
+// shedding, reading the caller's key, rate limits, the read cache and the OData passthrough face.
+// buildGateway() registers them in list order, before the REST face, each as a plugin whose hooks
+// go to the root instance, so their hooks see every request of both faces in that order; what
+// they refuse, they throw as typed errors for the face's own error handler.
 import type { FastifyInstance } from 'fastify';
 import type { ModelIndex } from '../odata/model-index.js';
-import type { GatewayConfig } from './config.js';
-import type { GatewayArtefacts } from './model-artefacts.js';
-import type { UpstreamClient } from './upstream/upstream-client.js';
 import { authFeature } from './auth/auth-feature.js';
+import type { CredentialFreshness } from './auth/credential-freshness.js';
 import { cacheFeature } from './cache/cache-feature.js';
+import type { GatewayConfig } from './config.js';
+import { corsFeature } from './cors-feature.js';
+import { loadSheddingFeature } from './limits/load-shedding.js';
 import { rateLimitFeature } from './limits/rate-limit-feature.js';
-import { opsFeature } from './ops/ops-feature.js';
-import { createPrometheusMetrics } from './ops/prometheus-metrics.js';
+import type { GatewayArtefacts } from './model-artefacts.js';
+import { opsFeature } from './ops/ops-plugin.js';
+import type { PrometheusMetrics } from './ops/prometheus-metrics.js';
 import { passthroughFeature } from './passthrough/passthrough-feature.js';
-import { CircuitBreaker } from './resilience/circuit-breaker.js';
-import { resilienceFeature } from './resilience/resilience-feature.js';
-import { RetryPolicy } from './resilience/retry-policy.js';
+import { hygieneFeature } from './request-hygiene.js';
+import type { UpstreamStack } from './upstream/upstream-dispatcher.js';
 
-/** What a feature may read while it registers. */
+/** What a feature may use while it registers. */
 export interface GatewayParts {
   readonly config: GatewayConfig;
   readonly artefacts: GatewayArtefacts;
   readonly index: ModelIndex;
+  /** The one way to the upstream, for both faces. */
+  readonly upstream: UpstreamStack;
+  /** What the upstream last said about each credential. */
+  readonly freshness: CredentialFreshness;
+  readonly metrics: PrometheusMetrics;
 }
 
 export interface GatewayFeature {
   readonly name: string;
   /**
-   * Wraps the REST face's upstream client (a cache, retries, a circuit breaker), as undici's
-   * dispatchers wrap each other. Applied in list order: the last feature's wrapper is outermost.
+   * Adds hooks and routes. Hooks apply to every route of the gateway, both faces; routes are the
+   * feature's own (`/V1/Api.svc/*`, `/healthz`), in an encapsulated plugin where they need their
+   * own parsers or error handler.
    */
-  wrapUpstream?(client: UpstreamClient, parts: GatewayParts): UpstreamClient;
-  /**
-   * Adds hooks and routes on the root instance. Hooks added here (or through a fastify-plugin
-   * wrapped plugin) apply to every route of the gateway, both faces; routes are the feature's
-   * own (`/V1/Api.svc/*`, `/metrics`, `/healthz`).
-   */
-  register?(app: FastifyInstance, parts: GatewayParts & { readonly upstream: UpstreamClient }): void;
+  register(app: FastifyInstance, parts: GatewayParts): void | Promise<void>;
 }
 
+/** What every gateway has, whatever else it is given: the REST face cannot do without them. */
+export const CORE_FEATURES: readonly GatewayFeature[] = [hygieneFeature(), authFeature()];
+
 /**
- * The features configured for this gateway, in the order they wrap and hook: operations first
- * (its timing covers the rest), then load shedding, auth, rate limits, the cache, and the
- * passthrough face. One metrics registry and one circuit breaker serve them all.
+ * The features of a full gateway, in the order their hooks run: operations first (its timing
+ * covers the rest), CORS (preflights need nothing else), hygiene, load shedding, the key, rate
+ * limits (cache hits count), the cache, and the passthrough face.
  */
-export function gatewayFeatures(config: GatewayConfig): GatewayFeature[] {
-  const metrics = createPrometheusMetrics();
-  const shared = {
-    breaker: new CircuitBreaker(new URL(config.upstream.url).origin, config.resilience.breaker, metrics),
-    retries: new RetryPolicy(config.resilience.retry),
-    metrics,
-  };
-  return [
-    opsFeature(metrics),
-    resilienceFeature(shared),
-    authFeature(),
-    rateLimitFeature({ metrics }),
-    cacheFeature({ metrics }),
-    passthroughFeature(shared),
-  ];
+export function gatewayFeatures(): GatewayFeature[] {
+  const [hygiene, auth] = CORE_FEATURES as [GatewayFeature, GatewayFeature];
+  return [opsFeature(), corsFeature(), hygiene, loadSheddingFeature(), auth, rateLimitFeature(), cacheFeature(), passthroughFeature()];
+}
+
+/** `features` with the core ones in front where they are missing. */
+export function withCoreFeatures(features: readonly GatewayFeature[]): GatewayFeature[] {
+  const missing = CORE_FEATURES.filter((core) => !features.some((feature) => feature.name === core.name));
+  return [...missing, ...features];
 }

@@ -1,31 +1,46 @@
-// The gateway as a Fastify instance: problem+json for every failure, the edge features of
-// features.ts (passthrough, cache, rate limits, resilience, metrics), the REST face registered
-// from the model's REST surface under the contract's base path, and its documents
-// (/openapi.json, /docs). Nothing here listens: start.ts does, and tests inject or listen.
+// The gateway as a Fastify instance: the one upstream stack (upstream/) both faces call through,
+// the edge features of features.ts (hygiene and the key always, in front), the REST face
+// registered from the model's REST surface under the contract's base path, and its documents
+// (/openapi.json, /docs). Each face formats its own errors: problem+json at the root and on the
+// REST face, OData error documents on the passthrough. Nothing here listens: start.ts does (the
+// admin listener too), and tests inject or listen.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import Fastify from 'fastify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Dispatcher } from 'undici';
+import { redactApiKeys } from '../odata/api-key.js';
 import { indexModel } from '../odata/model-index.js';
-import { withoutQueryKeyInUrl } from './auth/caller-key.js';
+import { keyHeadersOf } from './auth/auth-config.js';
+import { CredentialFreshness } from './auth/credential-freshness.js';
 import type { GatewayConfig } from './config.js';
 import { registerDocs } from './docs.js';
-import { registerProblemHandlers } from './error-handler.js';
-import { sendClientError, sendFrameworkError } from './face-refusal.js';
 import type { GatewayFeature, GatewayParts } from './features.js';
-import { gatewayFeatures } from './features.js';
+import { gatewayFeatures, withCoreFeatures } from './features.js';
 import type { GatewayArtefacts } from './model-artefacts.js';
+import { buildAdminServer } from './ops/ops-plugin.js';
+import { createPrometheusMetrics } from './ops/prometheus-metrics.js';
+import { registerProblemHandlers, sendClientError, sendProblem } from './problem-handler.js';
+import { repairUrl } from './request-hygiene.js';
 import { registerRestFace, restBasePath } from './rest/rest-face.js';
-import { createPoolClient } from './upstream/pool-client.js';
-import type { UpstreamClient } from './upstream/upstream-client.js';
+import { createUpstreamClient } from './upstream/upstream-client.js';
+import { createUpstreamStack } from './upstream/upstream-dispatcher.js';
 
 export interface BuildGatewayOptions {
   /** false: no logs (tests); a stream for the logs; default: pino at config.logLevel on stdout. */
   readonly logger?: boolean | { readonly stream: NodeJS.WritableStream };
-  /** The upstream client to use instead of an undici pool to config.upstream.url. */
-  readonly upstreamClient?: UpstreamClient;
-  /** The edge features; default gatewayFeatures(config). */
+  /** The edge features; default gatewayFeatures(). Hygiene and the key are added in front when missing. */
   readonly features?: readonly GatewayFeature[];
+  /** Further policies of the upstream dispatcher, applied to each attempt as it is sent. */
+  readonly upstreamInterceptors?: readonly Dispatcher.DispatcherComposeInterceptor[];
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The admin listener's instance (`--admin-port`), listened on by start.ts. */
+    adminServer: FastifyInstance | undefined;
+  }
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -40,10 +55,11 @@ function loggerOptions(config: GatewayConfig) {
   return {
     level: config.logLevel,
     serializers: {
-      // The API key never reaches a log: headers are not logged, the query key is cut from the URL.
+      // The API key never reaches a log: headers are not logged, and every spelling of the query
+      // key (a malformed one too) is masked in the URL.
       req: (request: FastifyRequest) => ({
         method: request.method,
-        url: withoutQueryKeyInUrl(request.url),
+        url: redactApiKeys(request.url),
         remoteAddress: request.ip,
       }),
     },
@@ -58,29 +74,46 @@ export function buildGateway(config: GatewayConfig, artefacts: GatewayArtefacts,
     trustProxy: config.trustProxy,
     genReqId: requestId,
     requestIdHeader: false,
+    rewriteUrl: repairUrl,
     // Long string keys are legitimate; odata/'s limits bound what is parsed.
     routerOptions: { caseSensitive: true, ignoreTrailingSlash: true, maxParamLength: 2048 },
-    frameworkErrors: sendFrameworkError,
+    // Before any route is chosen there is no face: the gateway answers as itself.
+    frameworkErrors: (error, request, reply) => void sendProblem(error, request, reply),
     clientErrorHandler: sendClientError,
   });
   registerProblemHandlers(app);
 
-  const parts: GatewayParts = { config, artefacts, index: indexModel(artefacts.model) };
-  const features = options.features ?? gatewayFeatures(config);
-  let upstream = options.upstreamClient ?? createPoolClient(config.upstream);
-  for (const feature of features) upstream = feature.wrapUpstream?.(upstream, parts) ?? upstream;
-  const client = upstream;
+  const metrics = createPrometheusMetrics();
+  const freshness = new CredentialFreshness(config.auth.ttlSeconds * 1000);
+  const upstream = createUpstreamStack({
+    upstream: config.upstream,
+    retry: config.resilience.retry,
+    breaker: config.resilience.breaker,
+    keyHeaders: keyHeadersOf(config.auth),
+    functionImports: artefacts.model.functionImports.map((fn) => fn.name),
+    metrics,
+    freshness,
+    ...(options.upstreamInterceptors === undefined ? {} : { interceptors: options.upstreamInterceptors }),
+  });
+  const parts: GatewayParts = { config, artefacts, index: indexModel(artefacts.model), upstream, freshness, metrics };
+
+  const admin = config.ops.adminPort === undefined ? undefined : buildAdminServer(parts);
+  app.decorate('adminServer', admin);
   app.addHook('onClose', async () => {
-    await client.close();
+    await admin?.close();
+    await upstream.close();
   });
 
-  // Edge features first: their hooks then run for every route registered below.
-  for (const feature of features) feature.register?.(app, { ...parts, upstream: client });
+  // Edge features first, each a plugin whose hooks go to the root: they run, in list order, for
+  // every route registered below.
+  for (const feature of withCoreFeatures(options.features ?? gatewayFeatures())) {
+    app.register(fp(async (instance) => feature.register(instance, parts), { name: `timegate-${feature.name}` }));
+  }
 
   registerDocs(app, artefacts.openapi, config.docs);
   app.register(
     (face, _opts, done) => {
-      registerRestFace(face, parts, client);
+      registerRestFace(face, parts, createUpstreamClient(upstream, config.upstream.maxResponseBytes));
       done();
     },
     { prefix: restBasePath(artefacts.openapi) },

@@ -1,5 +1,6 @@
-// Runs the gateway: builds it, listens, and stops gracefully: no new connections, in-flight
-// requests finish (up to the grace period), then the upstream connections close.
+// Runs the gateway: builds it, listens (and the admin listener, when configured), and stops
+// gracefully: no new connections, in-flight requests finish (up to the grace period), then the
+// upstream connections close.
 import type { FastifyInstance } from 'fastify';
 import type { GatewayConfig } from './config.js';
 import { DOCS_PATH, OPENAPI_PATH } from './docs.js';
@@ -15,6 +16,8 @@ export interface RunningGateway {
   readonly restRoot: string;
   readonly openapiUrl: string;
   readonly docsUrl: string;
+  /** `http://host:port` of the admin listener (/metrics), when `ops.adminPort` is set. */
+  readonly adminOrigin: string | undefined;
   readonly app: FastifyInstance;
   /** Stops accepting, lets in-flight requests finish within the grace period, closes upstream connections. */
   close(): Promise<void>;
@@ -22,24 +25,33 @@ export interface RunningGateway {
 
 export async function startGateway(config: GatewayConfig, artefacts: GatewayArtefacts, options: BuildGatewayOptions = {}): Promise<RunningGateway> {
   const app = buildGateway(config, artefacts, options);
+  let adminOrigin: string | undefined;
   try {
     await app.listen({ host: config.host, port: config.port });
+    if (app.adminServer !== undefined) {
+      await app.adminServer.listen({ host: config.ops.adminHost, port: config.ops.adminPort ?? 0 });
+      adminOrigin = originOf(app.adminServer, config.ops.adminHost);
+    }
   } catch (error) {
     await app.close();
     throw error;
   }
-  const address = app.server.address();
-  const port = address !== null && typeof address === 'object' ? address.port : config.port;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const origin = `http://${host}:${port}`;
+  const origin = originOf(app, config.host);
   return {
     origin,
     restRoot: `${origin}${restBasePath(artefacts.openapi)}`,
     openapiUrl: `${origin}${OPENAPI_PATH}`,
     docsUrl: `${origin}${DOCS_PATH}`,
+    adminOrigin,
     app,
     close: () => closeGracefully(app, config.shutdownGraceMs),
   };
+}
+
+function originOf(app: FastifyInstance, host: string): string {
+  const address = app.server.address();
+  const port = address !== null && typeof address === 'object' ? address.port : 0;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 async function closeGracefully(app: FastifyInstance, graceMs: number): Promise<void> {

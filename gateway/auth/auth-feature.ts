@@ -1,35 +1,53 @@
-// Auth normalisation for both faces, as one onRequest hook on the root instance: a key sent in a
-// configured alias header is moved to X-ServiceApiKey (so the REST face reads it like any other
-// form), and with a gateway key list, a request whose key is not on it is refused with 401
-// before anything else is done for it. The passthrough normalises what it forwards itself.
+// Reading the caller's key, for both faces, as one onRequest hook on the root instance before the
+// limits, the cache and the upstream: the key from any of its carriers (odata/api-key.ts, the
+// reading the service uses too), kept on the request as its credential; a query that spells the
+// key in a malformed way (400), a key no upstream credential could carry (401), the query key on
+// a write (403) and, with a gateway key list, a key not on it (401) are refused here, as typed
+// errors each face writes in its own format. The gateway's own endpoints answer without a key,
+// and CORS preflights too: the CORS hook answers them before this one runs.
+import type { FastifyRequest } from 'fastify';
+import { isSendableKey, readApiKey } from '../../odata/api-key.js';
+import { KeyNotAllowedError, MalformedKeyError, MalformedKeyParameterError, QueryKeyForWriteError } from '../errors.js';
 import type { GatewayFeature } from '../features.js';
-import { sendFaceRefusal } from '../face-refusal.js';
-import { KEY_HEADER } from './caller-key.js';
-import { CredentialNormaliser, refusalOf } from './credential-normaliser.js';
+import { keyHeadersOf } from './auth-config.js';
+import { createKeyCheck } from './key-check.js';
+import type { RequestCredential } from './request-credential.js';
+import { ANONYMOUS, requestCredential } from './request-credential.js';
 
-/** The gateway's own endpoints answer without a key. */
+/** The gateway's own endpoints: they answer without a key. */
 const OPEN_PATHS = /^\/(?:healthz|readyz|metrics|openapi\.json|docs)(?:[/?]|$)/;
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+const CREDENTIAL = Symbol('timegate.credential');
+type CredentialHolder = FastifyRequest & { [CREDENTIAL]?: RequestCredential };
 
 export function authFeature(): GatewayFeature {
   return {
     name: 'auth',
     register(app, parts) {
-      const { auth, upstream } = parts.config;
-      const normaliser = new CredentialNormaliser(auth, upstream.credential);
-      const aliases = normaliser.keyHeaders.filter((name) => name !== KEY_HEADER);
-      const checksKeys = auth.allowedKeys !== undefined;
-      if (aliases.length === 0 && !checksKeys) return;
-      app.addHook('onRequest', async (request, reply) => {
+      const { auth } = parts.config;
+      const keyHeaders = keyHeadersOf(auth);
+      const isAllowedKey = auth.allowedKeys === undefined ? undefined : createKeyCheck(auth.allowedKeys);
+      // Anonymous until the hook reads a key: a request refused before it still has a credential.
+      app.decorateRequest('credential', {
+        getter(this: FastifyRequest) {
+          return (this as CredentialHolder)[CREDENTIAL] ?? ANONYMOUS;
+        },
+        setter(this: FastifyRequest, credential: RequestCredential) {
+          (this as CredentialHolder)[CREDENTIAL] = credential;
+        },
+      });
+      app.addHook('onRequest', async (request) => {
         if (OPEN_PATHS.test(request.url)) return;
-        const headers = request.raw.headers;
-        if (headers[KEY_HEADER] === undefined) {
-          const alias = aliases.find((name) => headers[name] !== undefined);
-          if (alias !== undefined) headers[KEY_HEADER] = headers[alias];
+        const reading = readApiKey(request.headers, request.url, keyHeaders);
+        if (reading.kind === 'malformed') throw new MalformedKeyParameterError(reading.detail);
+        if (reading.kind === 'key') {
+          if (!isSendableKey(reading.key)) throw new MalformedKeyError();
+          if (reading.form === 'query' && !READ_METHODS.has(request.method)) throw new QueryKeyForWriteError();
+          request.credential = requestCredential(reading.key, reading.form);
         }
-        if (!checksKeys) return;
-        const admission = normaliser.admit(request.method, normaliser.callerOf(headers, request.url));
-        // The query-key write rule needs the face's reading of the method: each face applies it.
-        if (!admission.allowed && admission.reason !== 'query-key-write') return sendFaceRefusal(refusalOf(admission.reason), request, reply);
+        if (isAllowedKey !== undefined && !isAllowedKey(request.credential.key)) throw new KeyNotAllowedError();
       });
     },
   };

@@ -1,10 +1,11 @@
 // The read cache as an edge feature of the gateway (features.ts): its store chosen once from the
-// configuration (Redis when a URL is given, else memory), its hooks on the root instance.
+// configuration (Redis when a URL is given, else memory), its hooks on the root instance, and the
+// caching headers of both faces' answers (on whether the cache is or not).
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { GatewayFeature, GatewayParts } from '../features.js';
 import type { CacheMetrics } from '../ops/metrics.js';
-import { NO_METRICS } from '../ops/metrics.js';
+import { registerCacheHeaders } from './cache-headers.js';
 import { restBasePath } from '../rest/rest-face.js';
 import type { CacheStore } from './cache-store.js';
 import { MemoryCacheStore } from './memory-store.js';
@@ -12,7 +13,7 @@ import { registerReadCache } from './read-cache.js';
 import { openRedis } from './redis-connection.js';
 import { RedisCacheStore } from './redis-store.js';
 import type { ResourceClassifier } from './request-resources.js';
-import { DEFAULT_FACE_PATHS, createResourceClassifier } from './request-resources.js';
+import { DEFAULT_FACE_PATHS, createResourceClassifier, resourceOf } from './request-resources.js';
 
 export interface CacheFeatureOptions {
   readonly metrics?: CacheMetrics;
@@ -56,7 +57,8 @@ export function storeOnRedis(app: FastifyInstance, url: string, keyPrefix: strin
     return pending.store;
   };
   return {
-    lookup: (key, sets) => current().lookup(key, sets),
+    lookup: (key, sets, partition) => current().lookup(key, sets, partition),
+    recordVerdict: (partition, verdict) => current().recordVerdict(partition, verdict),
     store: (key, entry, ttlMs) => current().store(key, entry, ttlMs),
     invalidate: (sets) => current().invalidate(sets),
     claimFill: (key, ms) => current().claimFill(key, ms),
@@ -65,21 +67,32 @@ export function storeOnRedis(app: FastifyInstance, url: string, keyPrefix: strin
   };
 }
 
+/** The credential headers as a Vary header names them. */
+function credentialHeaderNames(aliases: readonly string[]): string[] {
+  return ['Authorization', 'X-ServiceApiKey', ...aliases.filter((name) => !['authorization', 'x-serviceapikey'].includes(name.toLowerCase()))];
+}
+
 export function cacheFeature(options: CacheFeatureOptions = {}): GatewayFeature {
   return {
     name: 'cache',
     register(app, parts) {
-      const { cache, redis } = parts.config;
-      if (!cache.enabled) return;
-      const store = redis.url === undefined
-        ? new MemoryCacheStore(cache.maxMemoryBytes)
-        : storeOnRedis(app, redis.url, redis.keyPrefix, redis.commandTimeoutMs);
-      registerReadCache(app, {
-        config: cache,
-        store,
-        classify: classifierOf(parts, options.odataBasePath),
-        metrics: options.metrics ?? NO_METRICS,
-      });
+      const { cache, redis, auth, upstream } = parts.config;
+      const classify = classifierOf(parts, options.odataBasePath);
+      if (cache.enabled) {
+        const store = redis.url === undefined
+          ? new MemoryCacheStore(cache.maxMemoryBytes)
+          : storeOnRedis(app, redis.url, redis.keyPrefix, redis.commandTimeoutMs);
+        registerReadCache(app, {
+          config: cache,
+          store,
+          classify,
+          metrics: options.metrics ?? parts.metrics,
+          freshness: parts.freshness,
+          // A request in flight has its answer by the upstream deadline, or never.
+          deadlineMs: upstream.requestTimeoutMs + 1_000,
+        });
+      }
+      registerCacheHeaders(app, credentialHeaderNames(auth.keyHeaderAliases), (request) => resourceOf(request, classify) !== undefined);
     },
   };
 }

@@ -1,6 +1,6 @@
 // The read cache's storage behind one small interface (as undici's cache/ stores and
 // @fastify/rate-limit's store/): memory-store.ts (one process, lru-cache) and redis-store.ts
-// (shared by every gateway instance), chosen once at start-up by create-cache-store.ts.
+// (shared by every gateway instance), chosen once at start-up by cache-feature.ts.
 //
 // Invalidation is by generation counters, one per entity set and global across credentials and
 // accounts (over-invalidating another account is safe; missing one is not). A write bumps the
@@ -8,6 +8,8 @@
 // BEFORE its upstream request, so a write racing with the fill still outdates it. A lookup reads
 // the entry and the current counters together (one round trip on Redis), so a write through any
 // instance is seen by the next read through every instance.
+
+import type { Verdict } from '../auth/credential-freshness.js';
 
 /** One stored response, with what the cache needs to judge it. */
 export interface StoredResponse {
@@ -28,13 +30,20 @@ export interface CacheLookup {
   readonly entry: StoredResponse | undefined;
   /** The current counters of the sets asked for, in the same order. */
   readonly generations: readonly number[];
+  /** The upstream's last verdict on the credential as another instance saw it (shared stores). */
+  readonly verdict?: Verdict;
 }
 
 export interface CacheStore {
-  /** The entry under `key` (if any) and the current counters of `sets`, read together. */
-  lookup(key: string, sets: readonly string[]): Promise<CacheLookup>;
+  /**
+   * The entry under `key` (if any), the current counters of `sets` and the shared verdict on the
+   * credential of `partition`, read together.
+   */
+  lookup(key: string, sets: readonly string[], partition: string): Promise<CacheLookup>;
   /** Stores `entry`, kept for `ttlMs` (its freshness plus the stale-if-error window). */
   store(key: string, entry: StoredResponse, ttlMs: number): Promise<void>;
+  /** Shares the upstream's verdict on a credential with the other instances (in-process: nothing to do). */
+  recordVerdict(partition: string, verdict: Verdict): Promise<void>;
   /** Outdates every entry that depends on one of `sets`. */
   invalidate(sets: readonly string[]): Promise<void>;
   /**

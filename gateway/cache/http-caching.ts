@@ -1,6 +1,7 @@
-// The HTTP caching rules the read cache applies (RFC 9111, RFC 5861, RFC 9110 §13), as pure
-// functions of headers: what the client allows, whether a response may be stored and for how
-// long, which headers are kept with it, and conditional requests against a stored entry.
+// The HTTP caching rules the read cache applies (RFC 9111, RFC 5861, RFC 9110 §13, RFC 9211), as
+// pure functions of headers: what the client allows, whether a response may be stored and for how
+// long, which headers are kept with it, conditional requests against a stored entry, and what an
+// answer tells the caches after the gateway (Cache-Control, Vary, Cache-Status).
 
 type Headers = Readonly<Record<string, string | string[] | number | undefined>>;
 
@@ -75,10 +76,16 @@ export const ODATA_KEY_HEADERS = [
   'x-forwarded-prefix',
 ] as const;
 
+/**
+ * Headers a response may vary on and still be replayed: the key headers, and Origin, which only
+ * the CORS fields depend on (they are made for each request and never stored).
+ */
+const REPLAYABLE_VARY = new Set<string>([...ODATA_KEY_HEADERS, 'origin']);
+
 /** A response that varies on a header outside the key (or on `*`) cannot be replayed safely. */
 function variesOnlyOnKeyHeaders(vary: string): boolean {
   if (vary === '') return true;
-  return vary.split(',').every((name) => (ODATA_KEY_HEADERS as readonly string[]).includes(name.trim().toLowerCase()));
+  return vary.split(',').every((name) => REPLAYABLE_VARY.has(name.trim().toLowerCase()));
 }
 
 /** Headers that belong to one response or one connection, never replayed from the cache. */
@@ -96,10 +103,18 @@ const NOT_STORED = new Set([
   'set-cookie',
   'age',
   'x-cache',
+  'cache-status',
+  'cache-control',
   'x-request-id',
   'retry-after',
   'ratelimit',
   'ratelimit-policy',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'access-control-allow-origin',
+  'access-control-allow-credentials',
+  'access-control-expose-headers',
 ]);
 
 export function storedHeaders(headers: Headers): Array<[string, string]> {
@@ -151,4 +166,56 @@ export function isNotModified(conditional: Conditional, etag: string | undefined
 export function headerOf(headers: ReadonlyArray<readonly [string, string]>, name: string): string | undefined {
   for (const [key, value] of headers) if (key === name) return value;
   return undefined;
+}
+
+/** What the read cache did for one request, as Cache-Status (RFC 9211) and X-Cache tell it. */
+export type CacheOutcome =
+  /** Answered from a stored answer; `ttlSeconds` of freshness left; `collapsed`: another request's fill. */
+  | { readonly kind: 'hit'; readonly ttlSeconds: number; readonly isCollapsed: boolean }
+  /** Forwarded; its answer stored for `storedSeconds` when it was. `forward` is why (RFC 9211 `fwd`). */
+  | { readonly kind: 'forward'; readonly forward: 'miss' | 'stale' | 'request' | 'bypass'; readonly storedSeconds?: number }
+  /** Forwarded, the upstream failed, a stored answer `ttlSeconds` past its freshness served instead. */
+  | { readonly kind: 'stale'; readonly forward: 'miss' | 'stale' | 'request'; readonly ttlSeconds: number; readonly upstreamStatus: number };
+
+const CACHE_NAME = 'timegate';
+
+export function cacheStatusOf(outcome: CacheOutcome, upstreamStatus: number): string {
+  switch (outcome.kind) {
+    case 'hit':
+      return `${CACHE_NAME}; hit; ttl=${outcome.ttlSeconds}${outcome.isCollapsed ? '; collapsed' : ''}`;
+    case 'forward':
+      return outcome.forward === 'bypass'
+        ? `${CACHE_NAME}; fwd=bypass`
+        : `${CACHE_NAME}; fwd=${outcome.forward}; fwd-status=${upstreamStatus}${outcome.storedSeconds === undefined ? '' : '; stored'}`;
+    case 'stale':
+      return `${CACHE_NAME}; fwd=${outcome.forward}; fwd-status=${outcome.upstreamStatus}; ttl=${outcome.ttlSeconds}`;
+  }
+}
+
+export function xCacheOf(outcome: CacheOutcome): string | undefined {
+  if (outcome.kind === 'hit') return 'HIT';
+  if (outcome.kind === 'stale') return 'STALE';
+  return outcome.forward === 'bypass' ? undefined : 'MISS';
+}
+
+/**
+ * The Cache-Control of an answer given on behalf of a credential: `private` always (a shared
+ * cache after the gateway must not give it to anyone else), with the freshness the gateway itself
+ * gives it when it has one, else the upstream's directives, else `no-cache` (a browser may keep
+ * it, but asks again before using it).
+ */
+export function privateCacheControl(maxAgeSeconds: number | undefined, upstream: string | undefined): string {
+  if (maxAgeSeconds !== undefined) return `private, max-age=${Math.max(0, maxAgeSeconds)}`;
+  if (upstream === undefined || upstream.trim() === '') return 'private, no-cache';
+  const kept = upstream.split(',').map((part) => part.trim()).filter((part) => part !== '' && !/^(public|private|s-maxage=.*)$/i.test(part));
+  return ['private', ...kept].join(', ');
+}
+
+/** `vary` with `names` added (case-insensitively once each). */
+export function withVary(vary: string | undefined, names: readonly string[]): string {
+  const present = (vary ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
+  if (present.includes('*')) return '*';
+  const lower = new Set(present.map((name) => name.toLowerCase()));
+  for (const name of names) if (!lower.has(name.toLowerCase())) present.push(name);
+  return present.join(', ');
 }

@@ -31,6 +31,11 @@ export class MemoryCacheStore implements CacheStore {
     return Promise.resolve();
   }
 
+  recordVerdict(): Promise<void> {
+    // One process: the credential interceptor's verdicts are all there is.
+    return Promise.resolve();
+  }
+
   invalidate(sets: readonly string[]): Promise<void> {
     for (const set of sets) this.#generations.set(set, (this.#generations.get(set) ?? 0) + 1);
     return Promise.resolve();

@@ -1,21 +1,32 @@
-// The read cache in front of both faces, as two hooks on the root instance, so it sees REST
-// routes and the OData passthrough alike and stores what the client would have received:
+// The read cache in front of both faces, as hooks on the root instance, so it sees REST routes and
+// the OData passthrough alike and stores what the client would have received:
 //
-//   onRequest  a GET/HEAD with a fresh, current entry in its credential's partition is answered
-//              from the store (X-Cache: HIT, 304 when the client's validator matches); a miss
-//              waits for an identical request already in flight (coalescing) or becomes the one
-//              that fills the entry; its conditional headers are held back so the upstream
-//              answers in full and the cache can store it.
-//   onSend     a filling request's 200 is stored (X-Cache: MISS) and handed to those waiting;
-//              a 5xx is replaced by the stale entry when there is one (X-Cache: STALE, RFC 5861);
-//              a write's success (or unknown outcome, 5xx) outdates the sets it touches before
-//              the writer hears back, so its next read cannot see the old state.
+//   onRequest  a GET/HEAD of a cacheable resource (what the model says: collections, entities,
+//              `$metadata`; never a function import) with a fresh, current entry in its
+//              credential's partition is answered from the store (HIT, 304 when the client's
+//              validator matches), but only while the upstream accepted that credential within
+//              the auth TTL (auth/credential-freshness.ts); past it the request goes upstream, so
+//              a revoked key meets its 401. A miss waits for an identical request already in
+//              flight (coalescing) or becomes the one that fills the entry; its conditional
+//              headers are held back so the upstream answers in full and the cache can store it.
+//   onSend     a filling request's 200 is stored and handed to those waiting; a 5xx is replaced
+//              by the stale entry when there is one and the upstream has not refused the
+//              credential (stale-if-error, RFC 5861); a write's success (or unknown outcome, 5xx)
+//              outdates the sets it touches before the writer hears back, so its next read cannot
+//              see the old state.
 //
-// Register it after the rate limiter (cache hits count against limits) and before any hook that
-// answers for the upstream (a circuit breaker), which would otherwise pre-empt hits.
+// Every entry in flight settles on every path (answer, error, refusal, a client gone before or
+// during the lookup) and, whatever happens, by the upstream deadline: a waiting request then goes
+// upstream itself (issue 32: one dropped connection blocked a URL until restart).
+//
+// What the cache did is recorded for cache-headers.ts (Cache-Status, X-Cache, Cache-Control).
+// Register it after the rate limiter (cache hits count against limits).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { CredentialFreshness, Verdict } from '../auth/credential-freshness.js';
+import { latestVerdict, verdictOfStatus } from '../auth/credential-freshness.js';
 import type { CacheMetrics } from '../ops/metrics.js';
 import type { CacheConfig } from './cache-config.js';
+import { recordOutcome } from './cache-headers.js';
 import type { CacheLookup, CacheStore, StoredResponse } from './cache-store.js';
 import { isCurrent } from './cache-store.js';
 import { cacheKeyOf } from './cache-key.js';
@@ -30,43 +41,51 @@ import {
   storedHeaders,
 } from './http-caching.js';
 import type { RequestResource, ResourceClassifier } from './request-resources.js';
-import { METADATA_TTL_NAME } from './request-resources.js';
+import { METADATA_TTL_NAME, resourceOf } from './request-resources.js';
 import { bodyBytes, discardPayload } from './payload-bytes.js';
-import { factsOf } from './request-facts.js';
 
 export interface ReadCacheOptions {
   readonly config: CacheConfig;
   readonly store: CacheStore;
   readonly classify: ResourceClassifier;
   readonly metrics: CacheMetrics;
-  /** Lower-case header names that carry the caller's key (X-ServiceApiKey and aliases). */
-  readonly keyHeaders?: readonly string[];
+  readonly freshness: CredentialFreshness;
+  /** How long an identical request waits for one in flight before it goes upstream itself. */
+  readonly deadlineMs: number;
 }
 
-type XCache = 'HIT' | 'STALE';
-
-interface Served {
+/** What a filling request hands to those waiting for it. */
+interface Filled {
   readonly entry: StoredResponse;
-  readonly xCache: XCache;
+  readonly isStale: boolean;
 }
 
 /** A request that goes to the upstream to fill `key`. */
 interface Fill {
   readonly key: string;
   readonly resource: RequestResource;
+  readonly partition: string;
+  /** What the shared store said of the credential at the lookup. */
+  readonly sharedVerdict: Verdict | undefined;
   readonly ttlSeconds: number;
   /** The dependency counters read before the upstream request. */
   readonly generations: readonly number[];
   readonly stale: StoredResponse | undefined;
   readonly conditional: Conditional | undefined;
+  readonly forward: 'miss' | 'stale' | 'request';
   /** Hands the outcome to coalesced requests (once; later calls do nothing). */
-  readonly settle: (served: Served | undefined) => void;
+  readonly settle: (filled: Filled | undefined) => void;
 }
 
 const POLL_MS = 20;
+const NO_SETTLE = (): void => {};
 
 function ageSeconds(entry: StoredResponse, now: number): string {
   return String(Math.max(0, Math.floor((now - entry.storedAt) / 1000)));
+}
+
+function secondsLeft(entry: StoredResponse, now: number): number {
+  return Math.floor((entry.freshUntil - now) / 1000);
 }
 
 function notModified(reply: FastifyReply): void {
@@ -75,9 +94,8 @@ function notModified(reply: FastifyReply): void {
   reply.removeHeader('content-length');
 }
 
-function setStoredHeaders(reply: FastifyReply, entry: StoredResponse, xCache: string, now: number): void {
+function setStoredHeaders(reply: FastifyReply, entry: StoredResponse, now: number): void {
   for (const [name, value] of entry.headers) reply.header(name, value);
-  reply.header('x-cache', xCache);
   reply.header('age', ageSeconds(entry, now));
 }
 
@@ -86,19 +104,29 @@ function answersCondition(conditional: Conditional | undefined, entry: StoredRes
 }
 
 /** Answers from a stored entry, in an onRequest hook. */
-function serve(request: FastifyRequest, reply: FastifyReply, served: Served, conditional: Conditional | undefined): FastifyReply {
+function serve(request: FastifyRequest, reply: FastifyReply, entry: StoredResponse, conditional: Conditional | undefined, isCollapsed: boolean): FastifyReply {
   const now = Date.now();
-  setStoredHeaders(reply, served.entry, served.xCache, now);
-  if (answersCondition(conditional, served.entry)) {
+  setStoredHeaders(reply, entry, now);
+  recordOutcome(request, { kind: 'hit', ttlSeconds: secondsLeft(entry, now), isCollapsed });
+  if (answersCondition(conditional, entry)) {
     notModified(reply);
     return reply.send();
   }
-  return reply.code(served.entry.status).send(request.method === 'HEAD' ? undefined : served.entry.body);
+  return reply.code(entry.status).send(request.method === 'HEAD' ? undefined : entry.body);
+}
+
+/** `promise`, or undefined once `ms` have passed. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 export function registerReadCache(app: FastifyInstance, options: ReadCacheOptions): void {
-  const { config, store, classify, metrics } = options;
-  const inflight = new Map<string, Promise<Served | undefined>>();
+  const { config, store, classify, metrics, freshness, deadlineMs } = options;
+  const inflight = new Map<string, Promise<Filled | undefined>>();
   const fills = new WeakMap<FastifyRequest, Fill>();
   const writes = new WeakMap<FastifyRequest, RequestResource>();
 
@@ -110,7 +138,7 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
   // A store that fails (Redis away) turns the cache off for the request, never the request off.
   async function lookup(request: FastifyRequest, key: string, sets: readonly string[]): Promise<CacheLookup | undefined> {
     try {
-      return await store.lookup(key, sets);
+      return await store.lookup(key, sets, request.credential.partition);
     } catch (error) {
       request.log.warn({ err: error }, 'cache lookup failed; answering without the cache');
       return undefined;
@@ -134,6 +162,7 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
     const deadline = Date.now() + config.fillClaimMs;
     for (let isFirst = true; isFirst || Date.now() < deadline; isFirst = false) {
       if (!isFirst) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      if (request.raw.destroyed) return undefined;
       const isClaimed = await claimFill(request, key);
       const entry = await freshEntry(request, key, resource);
       if (entry === 'unavailable') return undefined;
@@ -159,9 +188,32 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
     }
   }
 
+  /**
+   * Opens the in-flight entry of `key`; it settles on the first of: the answer (onSend), the
+   * response done or the connection closed, and the deadline.
+   */
+  function lead(request: FastifyRequest, reply: FastifyReply, key: string): (filled: Filled | undefined) => void {
+    let settle: (filled: Filled | undefined) => void = NO_SETTLE;
+    const promise = new Promise<Filled | undefined>((resolve) => {
+      let isSettled = false;
+      const timer = setTimeout(() => settle(undefined), deadlineMs);
+      timer.unref();
+      settle = (filled) => {
+        if (isSettled) return;
+        isSettled = true;
+        clearTimeout(timer);
+        if (inflight.get(key) === promise) inflight.delete(key);
+        releaseFill(request, key);
+        resolve(filled);
+      };
+    });
+    inflight.set(key, promise);
+    reply.raw.once('close', () => settle(undefined));
+    return settle;
+  }
+
   app.addHook('onRequest', async (request, reply) => {
-    const facts = factsOf(request, classify, options.keyHeaders);
-    const resource = facts.resource;
+    const resource = resourceOf(request, classify);
     if (resource === undefined) return;
     if (resource.isWrite) {
       writes.set(request, resource);
@@ -170,65 +222,60 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
     if (request.method !== 'GET' && request.method !== 'HEAD') return;
     const directives = requestDirectives(request.headers);
     const ttlSeconds = ttlSecondsOf(resource);
-    if (directives.noStore || ttlSeconds <= 0) return;
+    if (!resource.isCacheable || directives.noStore || ttlSeconds <= 0) {
+      recordOutcome(request, { kind: 'forward', forward: 'bypass' });
+      return;
+    }
 
-    const partition = facts.partition ?? 'anonymous';
+    const partition = request.credential.partition;
     const key = cacheKeyOf(resource.face, partition, request.url, request.headers);
     const found = await lookup(request, key, resource.dependsOn);
     if (found === undefined) return;
     const now = Date.now();
     const current = found.entry !== undefined && isCurrent(found.entry, found.generations) ? found.entry : undefined;
     const conditional = conditionalOf(request.headers);
-    if (current !== undefined && !directives.mustRevalidate && current.freshUntil > now) {
+    // Stored answers are for a credential the upstream accepted a moment ago, or for no one.
+    const isCredentialFresh = freshness.isFresh(latestVerdict(freshness.verdictOf(partition), found.verdict));
+    if (current !== undefined && !directives.mustRevalidate && current.freshUntil > now && isCredentialFresh) {
       metrics.cacheLookup(resource.face, 'hit');
-      return serve(request, reply, { entry: current, xCache: 'HIT' }, conditional);
+      return serve(request, reply, current, conditional, false);
     }
     const stale = current !== undefined && current.staleUntil > now ? current : undefined;
+    const forward = directives.mustRevalidate ? 'request' : current !== undefined ? 'stale' : 'miss';
     // A HEAD has no body to store: it passes through.
     if (request.method === 'HEAD') {
       metrics.cacheLookup(resource.face, 'miss');
-      reply.header('x-cache', 'MISS');
+      recordOutcome(request, { kind: 'forward', forward });
       return;
     }
 
-    // `no-cache` asks for the upstream's answer now, so it neither waits for nor leads others.
+    // `no-cache`, and a credential to check again, ask for the upstream's answer now: such a
+    // request neither waits for nor leads others.
     let isLeader = false;
-    if (!directives.mustRevalidate) {
+    if (!directives.mustRevalidate && isCredentialFresh) {
       const pending = inflight.get(key);
       if (pending !== undefined) {
-        const served = await pending;
-        if (served !== undefined) {
-          metrics.cacheLookup(resource.face, served.xCache === 'STALE' ? 'stale' : 'hit');
-          return serve(request, reply, served, conditional);
+        const filled = await within(pending, deadlineMs);
+        if (filled !== undefined) {
+          metrics.cacheLookup(resource.face, filled.isStale ? 'stale' : 'hit');
+          return serve(request, reply, filled.entry, conditional, true);
         }
       } else {
-        const filled = await claimOrAwait(request, key, resource);
-        if (filled !== undefined) {
+        const entry = await claimOrAwait(request, key, resource);
+        if (entry !== undefined) {
           metrics.cacheLookup(resource.face, 'hit');
-          return serve(request, reply, { entry: filled, xCache: 'HIT' }, conditional);
+          return serve(request, reply, entry, conditional, false);
         }
       }
       isLeader = !inflight.has(key);
     }
+    // Gone while the store was asked: nothing to answer, nobody to lead.
+    if (request.raw.destroyed || reply.raw.destroyed) return;
 
     metrics.cacheLookup(resource.face, 'miss');
-    let settle: (served: Served | undefined) => void = () => {};
-    if (isLeader) {
-      let isSettled = false;
-      const promise = new Promise<Served | undefined>((resolve) => {
-        settle = (served) => {
-          if (isSettled) return;
-          isSettled = true;
-          if (inflight.get(key) === promise) inflight.delete(key);
-          releaseFill(request, key);
-          resolve(served);
-        };
-      });
-      inflight.set(key, promise);
-    }
-    fills.set(request, { key, resource, ttlSeconds, generations: found.generations, stale, conditional, settle });
-    // Whatever happens to this request (an abort, an error before onSend), the waiting ones go on.
-    reply.raw.once('close', () => settle(undefined));
+    const settle = isLeader ? lead(request, reply, key) : NO_SETTLE;
+    fills.set(request, { key, resource, partition, sharedVerdict: found.verdict, ttlSeconds, generations: found.generations, stale, conditional, forward, settle });
+    recordOutcome(request, { kind: 'forward', forward });
     if (conditional !== undefined) {
       delete request.headers['if-none-match'];
       delete request.headers['if-modified-since'];
@@ -255,12 +302,21 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
     const now = Date.now();
     const status = reply.statusCode;
 
-    if (status >= 500 && fill.stale !== undefined) {
+    // The upstream's verdict on this answer, for the other instances (fire and forget). A refusal
+    // is shared only where an acceptance was: made-up keys must not fill the store.
+    const verdict = verdictOfStatus(status, now);
+    if (verdict !== undefined && (verdict.isAccepted || fill.sharedVerdict?.isAccepted === true)) {
+      store.recordVerdict(fill.partition, verdict).catch((error: unknown) => request.log.warn({ err: error }, 'cache verdict store failed'));
+    }
+
+    const isRefused = latestVerdict(freshness.verdictOf(fill.partition), fill.sharedVerdict)?.isAccepted === false;
+    if (status >= 500 && fill.stale !== undefined && !isRefused) {
       discardPayload(payload);
       for (const name of REPLACED_BY_STORED) reply.removeHeader(name);
-      setStoredHeaders(reply, fill.stale, 'STALE', now);
+      setStoredHeaders(reply, fill.stale, now);
       metrics.cacheLookup(fill.resource.face, 'stale');
-      fill.settle({ entry: fill.stale, xCache: 'STALE' });
+      recordOutcome(request, { kind: 'stale', forward: fill.forward, ttlSeconds: secondsLeft(fill.stale, now), upstreamStatus: status });
+      fill.settle({ entry: fill.stale, isStale: true });
       if (answersCondition(fill.conditional, fill.stale)) {
         notModified(reply);
         return null;
@@ -269,7 +325,6 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
       return fill.stale.body;
     }
 
-    reply.header('x-cache', 'MISS');
     const seconds = storableSeconds(status, reply.getHeaders(), fill.ttlSeconds);
     const declaredLength = Number(reply.getHeader('content-length'));
     if (seconds === undefined || declaredLength > config.maxEntryBytes) {
@@ -297,11 +352,17 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
     } catch (error) {
       request.log.warn({ err: error }, 'cache store failed');
     }
-    fill.settle({ entry, xCache: 'HIT' });
+    recordOutcome(request, { kind: 'forward', forward: fill.forward, storedSeconds: seconds });
+    fill.settle({ entry, isStale: false });
     if (answersCondition(fill.conditional, entry)) {
       notModified(reply);
       return null;
     }
     return body;
+  });
+
+  // An answer that never reached onSend (the connection died first) still lets the others go.
+  app.addHook('onResponse', async (request) => {
+    fills.get(request)?.settle(undefined);
   });
 }

@@ -1,12 +1,25 @@
-// The cache store shared by every gateway instance: entries and generation counters in Redis.
-// A lookup is one MGET of the entry and its counters, so invalidation by a write through any
-// instance is seen by the next read through any other. An entry is one binary value: a 4-byte
-// length, the JSON of its head (status, headers, times, counters), then the body bytes as is.
+// The cache store shared by every gateway instance: entries, generation counters and the
+// upstream's verdicts on credentials in Redis. A lookup is one MGET of the entry, its counters and
+// the verdict, so invalidation by a write through any instance is seen by the next read through
+// any other, and a credential one instance found accepted (or refused) is so for all. An entry is
+// one binary value: a 4-byte length, the JSON of its head (status, headers, times, counters), then
+// the body bytes as is. A verdict is `a:<ms>` (accepted) or `r:<ms>` (refused).
 import type { Redis } from 'ioredis';
+import type { Verdict } from '../auth/credential-freshness.js';
 import type { CacheLookup, CacheStore, StoredResponse } from './cache-store.js';
 import { closeRedis } from './redis-connection.js';
 
 type StoredHead = Omit<StoredResponse, 'body'>;
+
+/** How long a verdict is kept: far beyond any auth TTL, so a refusal outlives stale entries. */
+const VERDICT_TTL_MS = 24 * 3_600_000;
+
+function decodeVerdict(bytes: Buffer | null | undefined): Verdict | undefined {
+  const text = bytes?.toString('latin1');
+  if (text === undefined || (!text.startsWith('a:') && !text.startsWith('r:'))) return undefined;
+  const at = Number(text.slice(2));
+  return Number.isFinite(at) ? { at, isAccepted: text.startsWith('a:') } : undefined;
+}
 
 export function encodeEntry(entry: StoredResponse): Buffer {
   const { body, ...head } = entry;
@@ -40,13 +53,19 @@ export class RedisCacheStore implements CacheStore {
     this.#ownsConnection = ownsConnection;
   }
 
-  async lookup(key: string, sets: readonly string[]): Promise<CacheLookup> {
-    const values = await this.#redis.mgetBuffer(this.#prefix + 'e:' + key, ...sets.map((set) => this.#generationKey(set)));
-    const [entryBytes, ...counters] = values;
+  async lookup(key: string, sets: readonly string[], partition: string): Promise<CacheLookup> {
+    const values = await this.#redis.mgetBuffer(this.#prefix + 'e:' + key, this.#verdictKey(partition), ...sets.map((set) => this.#generationKey(set)));
+    const [entryBytes, verdictBytes, ...counters] = values;
+    const verdict = decodeVerdict(verdictBytes);
     return {
       entry: entryBytes == null ? undefined : decodeEntry(entryBytes),
       generations: counters.map((value) => (value == null ? 0 : Number(value.toString()))),
+      ...(verdict === undefined ? {} : { verdict }),
     };
+  }
+
+  async recordVerdict(partition: string, verdict: Verdict): Promise<void> {
+    await this.#redis.set(this.#verdictKey(partition), `${verdict.isAccepted ? 'a' : 'r'}:${verdict.at}`, 'PX', VERDICT_TTL_MS);
   }
 
   async store(key: string, entry: StoredResponse, ttlMs: number): Promise<void> {
@@ -71,6 +90,10 @@ export class RedisCacheStore implements CacheStore {
 
   async close(): Promise<void> {
     if (this.#ownsConnection) await closeRedis(this.#redis);
+  }
+
+  #verdictKey(partition: string): string {
+    return `${this.#prefix}v:${partition}`;
   }
 
   #generationKey(set: string): string {

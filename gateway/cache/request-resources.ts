@@ -1,13 +1,17 @@
 // What a request touches, read from its method and URL against the model, for the read cache
-// and the rate limiter alike: which face it came in on, whether it changes data (function imports
-// such as StartStopWatch change data although OData calls them with GET), the entity sets whose
-// writes make its answer out of date, the sets it makes out of date itself, and its limit class.
+// and the rate limiter alike (worked out once per request, resourceOf()): which face it came in
+// on, whether it changes data (function imports such as StartStopWatch change data although OData
+// calls them with GET), whether its answer may be cached (a collection, an entity, `$metadata`
+// and the service document may; a function import may not, its answer is computed at the moment:
+// the running stopwatch, the changes digest), the entity sets whose writes make its answer out of
+// date, the sets it makes out of date itself, and its limit class.
 //
 // Dependencies are deliberately wide: a read of a set depends on that set and on every set linked
 // to it by a navigation property, because values are computed across links (a time entry's
 // RevenuePerHour is its project's rate). Reads with `$expand`/`expand`, and function imports
 // that name no entity set (GetChangesDigest), depend on every set. Writes bump the set they
 // address, so both directions of a link are covered by the reader's wide dependency list.
+import type { FastifyRequest } from 'fastify';
 import type { Face } from '../ops/metrics.js';
 import type { Model } from '../../odata/model.js';
 import { indexModel } from '../../odata/model-index.js';
@@ -15,6 +19,8 @@ import { indexModel } from '../../odata/model-index.js';
 export interface RequestResource {
   readonly face: Face;
   readonly isWrite: boolean;
+  /** Whether the read cache may answer it from a stored answer. */
+  readonly isCacheable: boolean;
   /** The limit class: `read`, `write`, or a function's group (`stopwatch`, `changes-digest`). */
   readonly routeClass: string;
   /** The entity set whose TTL applies, `$metadata` for the metadata and service documents. */
@@ -98,6 +104,7 @@ export function createResourceClassifier(model: Model, paths: FacePaths = DEFAUL
   const setResource = (face: Face, set: string, isWrite: boolean, readsAll: boolean, writesLinks: boolean): RequestResource => ({
     face,
     isWrite,
+    isCacheable: !isWrite,
     routeClass: isWrite ? 'write' : 'read',
     ttlName: set,
     dependsOn: isWrite ? [] : readsAll ? allSets : (groups.get(set) ?? allSets),
@@ -108,6 +115,7 @@ export function createResourceClassifier(model: Model, paths: FacePaths = DEFAUL
     return {
       face,
       isWrite: fn.hasSideEffects,
+      isCacheable: false,
       routeClass: fn.routeClass,
       ttlName: fn.entitySet,
       dependsOn: fn.hasSideEffects ? [] : readsAll ? allSets : group,
@@ -117,6 +125,7 @@ export function createResourceClassifier(model: Model, paths: FacePaths = DEFAUL
   const unknownResource = (face: Face, isWrite: boolean): RequestResource => ({
     face,
     isWrite,
+    isCacheable: false,
     routeClass: isWrite ? 'write' : 'read',
     ttlName: undefined,
     dependsOn: isWrite ? [] : allSets,
@@ -125,6 +134,7 @@ export function createResourceClassifier(model: Model, paths: FacePaths = DEFAUL
   const documentResource: RequestResource = {
     face: 'odata',
     isWrite: false,
+    isCacheable: true,
     routeClass: 'read',
     ttlName: METADATA_TTL_NAME,
     dependsOn: [],
@@ -172,4 +182,15 @@ export function createResourceClassifier(model: Model, paths: FacePaths = DEFAUL
     }
     return undefined;
   };
+}
+
+const resources = new WeakMap<FastifyRequest, { readonly classify: ResourceClassifier; readonly resource: RequestResource | undefined }>();
+
+/** What `request` touches, classified once however many hooks ask. */
+export function resourceOf(request: FastifyRequest, classify: ResourceClassifier): RequestResource | undefined {
+  const known = resources.get(request);
+  if (known !== undefined && known.classify === classify) return known.resource;
+  const resource = classify(request.method, request.url);
+  resources.set(request, { classify, resource });
+  return resource;
 }

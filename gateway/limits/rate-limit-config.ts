@@ -28,13 +28,18 @@ export interface RateLimitConfig {
   /** Requests without a key: one budget per client IP across all classes; absent = the class limits per IP. */
   readonly anonymous: RateLimit | undefined;
   readonly concurrency: ConcurrencyConfig;
+  /** Which fields limited answers carry: the IETF RateLimit ones, the X-RateLimit ones, or both. */
+  readonly headers: RateLimitHeaders;
 }
+
+export type RateLimitHeaders = 'ietf' | 'legacy' | 'both';
 
 export const DEFAULT_RATE_LIMIT_CONFIG: RateLimitConfig = {
   byClass: {},
   default: undefined,
   anonymous: undefined,
   concurrency: { perKey: 0, mode: 'queue', maxQueued: 100, queueTimeoutMs: 10_000 },
+  headers: 'ietf',
 };
 
 const UNITS: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3_600, d: 86_400 };

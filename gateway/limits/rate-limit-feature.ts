@@ -5,7 +5,6 @@ import { classifierOf } from '../cache/cache-feature.js';
 import { closeRedis, openRedis } from '../cache/redis-connection.js';
 import type { GatewayFeature } from '../features.js';
 import type { RateLimitMetrics } from '../ops/metrics.js';
-import { NO_METRICS } from '../ops/metrics.js';
 import type { CounterStore } from './counter-store.js';
 import { MemoryCounterStore } from './memory-counter-store.js';
 import { registerRateLimiter } from './rate-limiter.js';
@@ -48,7 +47,7 @@ export function rateLimitFeature(options: RateLimitFeatureOptions = {}): Gateway
         config: rateLimit,
         counters,
         classify: classifierOf(parts, options.odataBasePath),
-        metrics: options.metrics ?? NO_METRICS,
+        metrics: options.metrics ?? parts.metrics,
       });
     },
   };

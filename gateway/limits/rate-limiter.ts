@@ -2,30 +2,30 @@
 //
 //   onRequest   counts the request against its budget: per key (a hash of it, never the key) and
 //               route class, or per client IP when it carries no key; over budget → 429 with
-//               Retry-After; every limited response carries RateLimit-Policy and RateLimit.
+//               Retry-After; every limited response carries RateLimit-Policy and RateLimit (the
+//               IETF fields) and/or X-RateLimit-Limit/-Remaining/-Reset, as configured. A policy
+//               has one name in the headers, the 429's text and README: its class (`read`,
+//               `write`, `stopwatch`), `default` or `anonymous`.
 //   preHandler  takes one of the caller's upstream slots (cache hits, answered in onRequest,
 //               never get here), queued or refused beyond the cap; given back when the
 //               response is finished or the connection closes.
 //
 // Register it before the read cache, so that cache hits count against the budget too.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { factsOf } from '../cache/request-facts.js';
 import type { ResourceClassifier } from '../cache/request-resources.js';
+import { resourceOf } from '../cache/request-resources.js';
+import { ConcurrencyLimitedError, RateLimitedError } from '../errors.js';
 import type { RateLimitMetrics } from '../ops/metrics.js';
 import { ConcurrencyCap } from './concurrency-cap.js';
 import type { CounterStore, WindowCount } from './counter-store.js';
-import { ConcurrencyLimitedError, RateLimitedError } from './limit-errors.js';
 import type { RateLimit, RateLimitConfig } from './rate-limit-config.js';
-import { sendFaceRefusal } from '../face-refusal.js';
-import { policyField, rateLimitField, resetSeconds } from './rate-limit-headers.js';
+import { legacyFields, policyField, rateLimitField, resetSeconds } from './rate-limit-headers.js';
 
 export interface RateLimiterOptions {
   readonly config: RateLimitConfig;
   readonly counters: CounterStore;
   readonly classify: ResourceClassifier;
   readonly metrics: RateLimitMetrics;
-  /** Lower-case header names that carry the caller's key (X-ServiceApiKey and aliases). */
-  readonly keyHeaders?: readonly string[];
 }
 
 interface Budget {
@@ -36,7 +36,6 @@ interface Budget {
 
 const ANONYMOUS_POLICY = 'anonymous';
 const DEFAULT_POLICY = 'default';
-
 
 export function registerRateLimiter(app: FastifyInstance, options: RateLimiterOptions): void {
   const { config, counters, classify, metrics } = options;
@@ -63,20 +62,24 @@ export function registerRateLimiter(app: FastifyInstance, options: RateLimiterOp
 
   app.addHook('onRequest', async (request, reply) => {
     if (!hasBudgets && !cap.isActive) return;
-    const { resource, partition } = factsOf(request, classify, options.keyHeaders);
+    const resource = resourceOf(request, classify);
     if (resource === undefined) return;
     // Who the request counts for: its key's hash, else its client address.
-    const caller = partition ?? `ip:${request.ip}`;
+    const hasKey = request.credential.key !== undefined;
+    const caller = hasKey ? request.credential.partition : `ip:${request.ip}`;
     callers.set(request, caller);
-    const budget = budgetOf(resource.routeClass, partition !== undefined);
+    const budget = budgetOf(resource.routeClass, hasKey);
     if (budget === undefined) return;
     const window = await count(request, `${budget.name}:${caller}`, budget.limit.windowSeconds * 1000);
     if (window === undefined) return;
-    reply.header('ratelimit-policy', policyField(budget.name, budget.limit));
-    reply.header('ratelimit', rateLimitField(budget.name, budget.limit, window));
+    if (config.headers !== 'legacy') {
+      reply.header('ratelimit-policy', policyField(budget.name, budget.limit));
+      reply.header('ratelimit', rateLimitField(budget.name, budget.limit, window));
+    }
+    if (config.headers !== 'ietf') for (const [name, value] of legacyFields(budget.limit, window)) reply.header(name, value);
     if (window.count <= budget.limit.limit) return;
     metrics.rateLimited(resource.routeClass);
-    return sendFaceRefusal(new RateLimitedError(resource.routeClass, resetSeconds(window)), request, reply);
+    throw new RateLimitedError(budget.name, resetSeconds(window));
   });
 
   if (!cap.isActive) return;
@@ -91,6 +94,6 @@ export function registerRateLimiter(app: FastifyInstance, options: RateLimiterOp
       return;
     }
     metrics.rateLimited('concurrency');
-    return sendFaceRefusal(new ConcurrencyLimitedError(1, outcome.refused), request, reply);
+    throw new ConcurrencyLimitedError(1, outcome.refused);
   });
 }

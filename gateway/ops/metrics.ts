@@ -6,6 +6,9 @@
 /** Which face a request or an upstream call belongs to. */
 export type Face = 'rest' | 'odata';
 
+/** Who made an upstream call: a face, or the gateway itself (the readiness probe). */
+export type UpstreamCaller = Face | 'ops';
+
 export type CacheOutcome = 'hit' | 'miss' | 'stale';
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
@@ -26,9 +29,9 @@ export interface GatewayMetrics extends CacheMetrics, RateLimitMetrics {
   /** One request answered; `route` is the route pattern (never the raw URL, which may hold a key). */
   requestAnswered(route: string, method: string, status: number, seconds: number): void;
   /** One upstream call; `outcome` is the status code, or `error` when no response came. */
-  upstreamCalled(face: Face, outcome: number | 'error', seconds: number): void;
+  upstreamCalled(face: UpstreamCaller, outcome: number | 'error', seconds: number): void;
   /** A retry of an upstream read. */
-  upstreamRetried(face: Face): void;
+  upstreamRetried(face: UpstreamCaller): void;
   /** The circuit breaker of `upstream` (a name, not a URL with credentials) is now `state`. */
   breakerChanged(upstream: string, state: BreakerState): void;
 }

@@ -2,7 +2,7 @@
 // tests, never share counters). Route labels are route patterns, never raw URLs: label values
 // stay few, and a URL could carry a key.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { BreakerState, CacheOutcome, Face, GatewayMetrics } from './metrics.js';
+import type { BreakerState, CacheOutcome, Face, GatewayMetrics, UpstreamCaller } from './metrics.js';
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const BREAKER_STATES: readonly BreakerState[] = ['closed', 'half-open', 'open'];
@@ -29,10 +29,10 @@ export function createPrometheusMetrics(options: { readonly processMetrics?: boo
       requests.inc(labels);
       requestSeconds.observe(labels, seconds);
     },
-    upstreamCalled(face: Face, outcome, seconds) {
+    upstreamCalled(face: UpstreamCaller, outcome, seconds) {
       upstreamSeconds.observe({ face, outcome: String(outcome) }, seconds);
     },
-    upstreamRetried(face: Face) {
+    upstreamRetried(face: UpstreamCaller) {
       retries.inc({ face });
     },
     cacheLookup(face: Face, outcome: CacheOutcome) {

@@ -1,27 +1,23 @@
 // The OData passthrough face: `/V1/Api.svc/*` (any casing) proxied to the upstream service root
-// with @fastify/reply-from over an undici pool. Bodies stream both ways; hop-by-hop headers are
-// dropped, X-Forwarded-* and X-Request-Id set; the caller's key is normalised to the one
-// canonical credential; every absolute URI of a response is rewritten from the upstream's root
-// to the gateway's (bodies as they stream, Location/Content-Location headers). The breaker and
-// retries of resilience/ guard the upstream; failures answer as OData error documents.
+// with @fastify/reply-from over the gateway's one upstream dispatcher (upstream/), so the
+// credential, deadline, retry, breaker and metrics policies are the REST face's too. Request
+// bodies are read first (bounded by the body limit, so the upstream never waits on a slow client
+// and a 413 comes before any upstream call) and sent with their length; response bodies stream.
+// Hop-by-hop headers and Expect are dropped, X-Forwarded-* and X-Request-Id set; every absolute
+// URI of a response is rewritten from the upstream's root to the gateway's (bodies as they
+// stream, Location/Content-Location headers). Its own error handler writes every failure, the
+// root hooks' refusals included, as an OData error document.
 import type { Readable } from 'node:stream';
 import replyFrom from '@fastify/reply-from';
 import type { FastifyReplyFromHooks } from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Pool } from 'undici';
-import type { CredentialNormaliser } from '../auth/credential-normaliser.js';
-import { refusalOf } from '../auth/credential-normaliser.js';
-import type { ForwardedCredential } from '../auth/upstream-credential.js';
-import type { UpstreamConfig } from '../config.js';
-import { sendFaceRefusal } from '../face-refusal.js';
-import type { GatewayMetrics } from '../ops/metrics.js';
-import type { CircuitBreaker } from '../resilience/circuit-breaker.js';
-import { isFailureStatus } from '../resilience/circuit-breaker.js';
-import type { IdempotentReads } from '../resilience/idempotent-reads.js';
-import { retryAfterSeconds } from '../resilience/resilience-errors.js';
-import type { RetryPolicy } from '../resilience/retry-policy.js';
+import { BadGatewayError, MalformedUrlError } from '../errors.js';
+import type { UpstreamCall } from '../upstream/upstream-call.js';
+import { newCall, withCall } from '../upstream/upstream-call.js';
+import type { UpstreamStack } from '../upstream/upstream-dispatcher.js';
+import { upstreamFailure } from '../upstream/upstream-faults.js';
 import { stripHopByHop } from './hop-by-hop.js';
-import { sendODataError } from './odata-error-reply.js';
+import { sendODataError } from './odata-errors.js';
 import type { RootPair } from './root-rewriter.js';
 import { bodyMayEscapeSlashes, isRewritable, rewriteRoot, rewriteRootBytes, RootRewriteStream } from './root-rewriter.js';
 
@@ -43,12 +39,7 @@ export const WHOLE_BODY_BYTES = 256 * 1024;
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'MERGE', 'DELETE', 'OPTIONS'] as const;
 
 export interface PassthroughOptions {
-  readonly upstream: UpstreamConfig;
-  readonly normaliser: CredentialNormaliser;
-  readonly breaker: CircuitBreaker;
-  readonly retries: RetryPolicy;
-  readonly reads: IdempotentReads;
-  readonly metrics: GatewayMetrics;
+  readonly upstream: UpstreamStack;
 }
 
 interface UpstreamAnswer {
@@ -59,18 +50,11 @@ interface UpstreamAnswer {
 
 interface ProxyState {
   readonly pair: RootPair;
-  /** The one credential sent upstream. */
-  readonly credential: ForwardedCredential;
-  /** The query string sent upstream (the query key taken out). */
-  readonly query: string;
-  readonly started: number;
-  settled: boolean;
+  readonly call: UpstreamCall;
 }
 
-/** Where the response object keeps its request's ProxyState, for the `close` listener. */
-const PROXY_STATE = Symbol('timegate.passthrough');
-
-type RetryDelay = NonNullable<FastifyReplyFromHooks['retryDelay']>;
+/** Where the response object keeps its request's call, for the `close` listener. */
+const CALL_OF_RESPONSE = Symbol('timegate.passthroughCall');
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -111,48 +95,31 @@ function readWhole(stream: Readable, done: (error: Error | null, body?: Buffer) 
   stream.once('end', () => done(null, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
 }
 
-/** A resource path reply-from cannot decode (the query is the upstream's to judge). */
-function isMalformedPath(tail: string): boolean {
-  const queryStart = tail.indexOf('?');
-  try {
-    decodeURIComponent(queryStart < 0 ? tail : tail.slice(0, queryStart));
-    return false;
-  } catch {
-    return true;
-  }
+/** The client went away before its answer was sent: what follows says nothing of the upstream. */
+function onClientClose(this: { [CALL_OF_RESPONSE]?: UpstreamCall; writableFinished: boolean }): void {
+  const call = this[CALL_OF_RESPONSE];
+  if (call !== undefined && !this.writableFinished) call.isClientGone = true;
 }
 
 export async function passthroughPlugin(app: FastifyInstance, options: PassthroughOptions): Promise<void> {
-  const { upstream, normaliser, breaker, retries, reads, metrics } = options;
-  const root = new URL(upstream.url);
-  const upstreamRoot = `${root.origin}${root.pathname.replace(/\/+$/, '')}`;
-  const upstreamRootPath = root.pathname.replace(/\/+$/, '');
-  const pool = new Pool(root.origin, {
-    connections: upstream.connections,
-    connectTimeout: upstream.connectTimeoutMs,
-    headersTimeout: upstream.requestTimeoutMs,
-    bodyTimeout: upstream.requestTimeoutMs,
-    pipelining: 1,
-  });
-  app.addHook('onClose', async () => {
-    await pool.destroy();
-  });
-  await app.register(replyFrom, { base: root.origin, undici: pool, disableRequestLogging: true });
+  const { upstream } = options;
+  const upstreamRoot = `${upstream.origin}${upstream.rootPath}`;
+  // The dispatcher is the gateway's: reply-from neither builds nor closes one.
+  await app.register(replyFrom, { base: upstream.origin, undici: upstream.dispatcher as never, disableRequestLogging: true });
 
   for (const method of ['MERGE'] as const) {
     if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
   }
 
-  // Request bodies are not parsed: they stream to the upstream as they come. (They are not
-  // rewritten: a text property that names the gateway is the caller's data.)
+  // Bodies are read whole, up to the body limit (Fastify's 413 beyond), as they are: they are not
+  // rewritten, a text property that names the gateway is the caller's data.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
   // reply-from's types call `res` a ServerResponse; at run time it is undici's answer.
   const onResponse = (request: FastifyRequest, reply: FastifyReply, raw: unknown): void => {
     const res = raw as UpstreamAnswer;
     const state = request.passthrough as ProxyState;
-    settle(state, res.statusCode);
     const contentType = typeof res.headers['content-type'] === 'string' ? res.headers['content-type'] : undefined;
     if (request.method === 'HEAD' || !isRewritable(contentType)) {
       reply.send(res.stream);
@@ -167,7 +134,7 @@ export async function passthroughPlugin(app: FastifyInstance, options: Passthrou
         if (error) {
           // Nothing has been sent yet: the client gets an answer, not a dropped connection.
           request.log.warn({ err: error }, 'upstream body failed while reading');
-          sendODataError(request, reply, { status: 502, code: 'BAD_GATEWAY', message: 'the upstream OData service broke off its answer' });
+          sendODataError(new BadGatewayError('the upstream OData service broke off its answer'), request, reply);
           return;
         }
         reply.send(rewriteRootBytes(body as Buffer, state.pair, escapedSlashes));
@@ -189,26 +156,17 @@ export async function passthroughPlugin(app: FastifyInstance, options: Passthrou
     reply.send(upstreamBody.pipe(rewriter));
   };
 
-  function settle(state: ProxyState, outcome: number | 'error'): void {
-    if (state.settled) return;
-    state.settled = true;
-    metrics.upstreamCalled('odata', outcome, (performance.now() - state.started) / 1000);
-    if (outcome === 'error' || isFailureStatus(outcome)) breaker.failed();
-    else breaker.succeeded();
-  }
-
   // The callbacks of reply.from() are made once, not per request: each reads the request's own
   // ProxyState (a closure per callback per request showed in the profile of this hot path).
-  const queryString = (_search: unknown, _url: unknown, request: FastifyRequest): string => (request.passthrough as ProxyState).query;
-
   const rewriteRequestHeaders = (request: FastifyRequest, headers: Record<string, unknown>): Record<string, unknown> => {
-    const state = request.passthrough as ProxyState;
-    const forwarded = stripHopByHop(normaliser.forwardHeaders(headers as Record<string, string | string[] | undefined>, state.credential));
+    const forwarded = stripHopByHop(headers as Record<string, string | string[] | undefined>);
+    // Met by the gateway itself (request-hygiene.ts); undici refuses to send it.
+    delete forwarded.expect;
     addForwardedFor(forwarded, request);
     forwarded['x-request-id'] = request.id;
     // Bodies are rewritten as they arrive; an identity encoding keeps them readable.
     delete forwarded['accept-encoding'];
-    return forwarded;
+    return withCall(forwarded, (request.passthrough as ProxyState).call);
   };
 
   const rewriteHeaders = (headers: Record<string, unknown>, request: FastifyRequest): Record<string, unknown> => {
@@ -223,85 +181,35 @@ export async function passthroughPlugin(app: FastifyInstance, options: Passthrou
   };
 
   const onError = (errorReply: FastifyReply, { error }: { error: unknown }): void => {
-    const { request } = errorReply;
-    settle(request.passthrough as ProxyState, 'error');
-    const code = (error as { code?: string }).code ?? '';
-    const isTimeout = /TIMEOUT/i.test(code);
-    request.log.warn({ err: error }, 'upstream call failed');
-    sendODataError(request, errorReply, isTimeout
-      ? { status: 504, code: 'GATEWAY_TIMEOUT', message: 'the upstream OData service did not answer in time' }
-      : { status: 502, code: 'BAD_GATEWAY', message: 'the upstream OData service cannot be reached' });
+    sendODataError(upstreamFailure(error), errorReply.request, errorReply);
   };
 
-  const retryDelay: RetryDelay = ({ err, res, attempt }) => {
-    const failed = err !== undefined && err !== null ? true : res !== undefined && res !== null && isFailureStatus(res.statusCode);
-    if (!failed) return null;
-    const delay = retries.delayBeforeRetry(attempt + 1);
-    if (delay === undefined) return null;
-    (res as { stream?: Readable } | undefined)?.stream?.destroy();
-    metrics.upstreamRetried('odata');
-    return Math.max(1, delay);
-  };
-
-  function onClientClose(this: { [PROXY_STATE]?: ProxyState }): void {
-    // The client went away before the upstream answered: the call says nothing of the upstream.
-    const state = this[PROXY_STATE];
-    if (state !== undefined && !state.settled) {
-      state.settled = true;
-      breaker.released();
-    }
-  }
+  // Retries are the dispatcher's: reply-from must not add its own (it retries a GET on 503 by default).
+  const noRetry: NonNullable<FastifyReplyFromHooks['retryDelay']> = () => null;
+  const hooks = { rewriteRequestHeaders, rewriteHeaders, retryDelay: noRetry, onResponse, onError } as FastifyReplyFromHooks;
 
   async function proxy(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const caller = normaliser.callerOf(request.headers, request.url);
-    const admission = normaliser.admit(request.method, caller);
-    if (!admission.allowed) return sendFaceRefusal(refusalOf(admission.reason), request, reply);
     const tail = tailOf(request);
-    if (isMalformedPath(tail)) return sendODataError(request, reply, { status: 400, code: 'ODATA_URI_SYNTAX', message: 'the request URI has a malformed percent-encoding' });
-    const permit = breaker.acquire();
-    if (!permit.allowed) {
-      const seconds = retryAfterSeconds(permit.retryAfterMs);
-      return sendODataError(request, reply, { status: 503, code: 'UPSTREAM_UNAVAILABLE', message: `the upstream OData service is failing; the gateway stops calling it for ${seconds} s`, retryAfterSeconds: seconds });
-    }
-    const credential = normaliser.forwarded(admission.caller);
-    const forwardedUrl = normaliser.forwardUrl(tail, credential);
-    const queryStart = forwardedUrl.indexOf('?');
-    const path = queryStart < 0 ? forwardedUrl : forwardedUrl.slice(0, queryStart);
-    const state: ProxyState = {
-      pair: rootPairOf(request, upstreamRoot, upstreamRootPath),
-      credential,
-      query: queryStart < 0 ? '' : forwardedUrl.slice(queryStart + 1),
-      started: performance.now(),
-      settled: false,
-    };
+    const queryStart = tail.indexOf('?');
+    const { key, partition } = request.credential;
+    const state: ProxyState = { pair: rootPairOf(request, upstreamRoot, upstream.rootPath), call: newCall('odata', key, partition) };
     request.passthrough = state;
-    (reply.raw as { [PROXY_STATE]?: ProxyState })[PROXY_STATE] = state;
-    reply.raw.on('close', onClientClose);
-
-    const mayRetry = !permit.isProbe && retries.mayRetry(request.method, reads.isIdempotentRead(request.method, path));
-    if (mayRetry) retries.budget.deposit();
-
-    return reply.from(`${upstreamRootPath}${path}`, {
-      queryString,
-      rewriteRequestHeaders,
-      rewriteHeaders,
-      // Without a retryDelay reply-from sends the request once, as a probe or a write must be.
-      ...(mayRetry ? { retryDelay } : {}),
-      onResponse,
-      onError,
-    } as FastifyReplyFromHooks);
+    (reply.raw as { [CALL_OF_RESPONSE]?: UpstreamCall })[CALL_OF_RESPONSE] = state.call;
+    reply.raw.once('close', onClientClose);
+    const source = `${upstream.rootPath}${queryStart < 0 ? tail : tail.slice(0, queryStart)}`;
+    const body = request.body as Buffer | undefined;
+    try {
+      return reply.from(source, body === undefined || body.length === 0 ? hooks : { ...hooks, body, contentType: request.headers['content-type'] ?? 'application/octet-stream' });
+    } catch (error) {
+      // reply-from decodes the path to look for `..`: a path that does not decode is the client's.
+      if (error instanceof URIError) throw new MalformedUrlError();
+      throw error;
+    }
   }
 
   for (const url of [ROOT_ROUTE, `${ROOT_ROUTE}/*`]) {
     app.route({ method: [...METHODS], url, handler: proxy, config: { metricsRoute: `${PASSTHROUGH_ROOT}/*` } });
   }
 
-  // Anything else that fails on this face (a request Fastify refuses) is an OData error too.
-  app.setErrorHandler((error, request, reply) => {
-    const status = typeof (error as { statusCode?: unknown }).statusCode === 'number' ? (error as { statusCode: number }).statusCode : 500;
-    if (status >= 500) request.log.error({ err: error }, 'passthrough request failed');
-    return sendODataError(request, reply, status >= 400 && status < 500
-      ? { status, code: 'BAD_REQUEST', message: error instanceof Error ? error.message : 'bad request' }
-      : { status: 500, code: 'INTERNAL', message: 'the gateway failed to answer; the failure has been logged' });
-  });
+  app.setErrorHandler(sendODataError);
 }

@@ -52,7 +52,7 @@ export function registerFunctionRoute(face: FastifyInstance, ctx: RestContext, r
     method: resource.method,
     url: resource.path,
     handler: async (request, reply) => {
-      const call = callContextOf(request, isQuery ? 'read' : 'write', ctx.credential);
+      const call = callContextOf(request);
       const query = upstreamQuery(request);
       if (set !== undefined) {
         const result = await ctx.upstream.invokeForEntities(fn, set, query, call);

@@ -3,7 +3,7 @@
 // learns what it may do with it instead of suspecting a wrong URL.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RestSurface } from '../../codegen/rest-surface.js';
-import { sendProblem } from '../error-handler.js';
+import { sendProblem } from '../problem-handler.js';
 import { MethodNotAllowedError } from '../errors.js';
 import { routePath } from './set-routes.js';
 

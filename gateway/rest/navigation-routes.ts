@@ -21,7 +21,7 @@ export function registerNavigationRoutes(face: FastifyInstance, ctx: RestContext
     if (navigation.isCollection) {
       const list = listOperationOf(ctx, target);
       face.get(routePath(navigation.path), async (request) => {
-        const call = callContextOf(request, 'read', ctx.credential);
+        const call = callContextOf(request);
         const path = pathOf(request.params);
         // A cursor is valid for the list of this one item only.
         return readListPage(ctx, list, request, path, `${navigation.operationId} ${path}`, call);
@@ -29,7 +29,7 @@ export function registerNavigationRoutes(face: FastifyInstance, ctx: RestContext
     } else {
       const translator = listQueryTranslator(ctx.index, target.set, [], ctx.limits);
       face.get(routePath(navigation.path), async (request, reply) => {
-        const call = callContextOf(request, 'read', ctx.credential);
+        const call = callContextOf(request);
         const path = pathOf(request.params);
         const read = entityRead(ctx, target.set, translator, request);
         return sendEntity(ctx, target.set, await ctx.upstream.entry(target.set, path, read.query, call), request, reply, read.hidden);

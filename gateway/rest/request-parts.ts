@@ -1,32 +1,23 @@
-// What every REST handler reads from its request the same way: who calls (the key, forwarded in
-// the upstream's form; a query-string key refused for writes), the query without the key, and
-// a JSON body in one of the operation's media types.
+// What every REST handler reads from its request the same way: who calls (the credential the
+// auth hook read, which the upstream dispatcher writes in the upstream's form), the query without
+// the key, and a JSON body in one of the operation's media types.
 import type { FastifyRequest } from 'fastify';
-import type { UpstreamCredentialConfig } from '../config.js';
-import { callerKeyOf, withoutQueryKey } from '../auth/caller-key.js';
-import { keyRefusal, refusalOf } from '../auth/credential-normaliser.js';
-import { upstreamCredential } from '../auth/upstream-credential.js';
 import { InvalidQueryError, MalformedBodyError, UnsupportedMediaTypeError } from '../errors.js';
 import type { FieldError } from '../errors.js';
 import type { CallContext } from '../upstream/odata-upstream.js';
 
-export type Intent = 'read' | 'write';
-
-function queryObject(request: FastifyRequest): Readonly<Record<string, unknown>> {
-  const query = request.query;
-  return typeof query === 'object' && query !== null ? (query as Record<string, unknown>) : {};
-}
-
-export function callContextOf(request: FastifyRequest, intent: Intent, config: UpstreamCredentialConfig): CallContext {
-  const caller = callerKeyOf(request.headers, queryObject(request));
-  const refused = keyRefusal(caller, intent === 'write');
-  if (refused !== undefined) throw refusalOf(refused);
-  return { credential: upstreamCredential(caller?.key, config), requestId: request.id };
+export function callContextOf(request: FastifyRequest): CallContext {
+  return { credential: request.credential, requestId: request.id };
 }
 
 /** A fresh copy of the query parameters without the ApiKey (validators coerce in place). */
 export function queryOf(request: FastifyRequest): Record<string, unknown> {
-  return withoutQueryKey(queryObject(request));
+  const query = request.query;
+  const rest: Record<string, unknown> = {};
+  if (typeof query !== 'object' || query === null) return rest;
+  // The names come decoded (`%41piKey` is `ApiKey`); a look-alike spelling was refused at the edge.
+  for (const [name, value] of Object.entries(query)) if (name.toLowerCase() !== 'apikey') rest[name] = value;
+  return rest;
 }
 
 /** A 400 for query parameters an operation without options does not take. */

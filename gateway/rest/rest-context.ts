@@ -2,7 +2,6 @@
 // the compiled shapes and validators, the cursor signer, and the settings they read.
 import type { QueryLimits } from '../../odata/limits.js';
 import type { ModelIndex } from '../../odata/model-index.js';
-import type { UpstreamCredentialConfig } from '../config.js';
 import type { ODataUpstream } from '../upstream/odata-upstream.js';
 import type { CursorCodec } from './cursor.js';
 import type { EntityShapes } from './entity-shapes.js';
@@ -14,7 +13,6 @@ export interface RestContext {
   readonly shapes: EntityShapes;
   readonly validators: RestValidators;
   readonly cursors: CursorCodec;
-  readonly credential: UpstreamCredentialConfig;
   /** Property that versions an entity when the upstream writes no ETag. */
   readonly versionProperty: string;
   readonly limits: Partial<QueryLimits>;

@@ -35,7 +35,6 @@ export function registerRestFace(face: FastifyInstance, parts: GatewayParts, cli
     shapes: new EntityShapes(index),
     validators: artefacts.validators,
     cursors: new CursorCodec(config.cursorSecret),
-    credential: config.upstream.credential,
     versionProperty: config.etagProperty,
     limits: config.queryLimits,
     basePath: restBasePath(artefacts.openapi),

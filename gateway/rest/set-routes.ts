@@ -40,7 +40,7 @@ export function registerSetRoutes(face: FastifyInstance, ctx: RestContext, resou
     const list = listOperationOf(ctx, resource);
     const listId = operationIds.list;
     face.get(resource.collectionPath, async (request) => {
-      const call = callContextOf(request, 'read', ctx.credential);
+      const call = callContextOf(request);
       return readListPage(ctx, list, request, setPath, listId, call);
     });
   }
@@ -48,7 +48,7 @@ export function registerSetRoutes(face: FastifyInstance, ctx: RestContext, resou
   if (operationIds.create !== undefined) {
     const check: BodyCheck = bodyCheck(ctx.validators, schemaNames.create(type));
     face.post(resource.collectionPath, async (request, reply) => {
-      const call = callContextOf(request, 'write', ctx.credential);
+      const call = callContextOf(request);
       refuseUnknownParameters(queryOf(request), []);
       const body = jsonBodyOf(request, ['application/json']);
       check(body);
@@ -59,7 +59,7 @@ export function registerSetRoutes(face: FastifyInstance, ctx: RestContext, resou
   }
 
   face.get(itemPath, async (request, reply) => {
-    const call = callContextOf(request, 'read', ctx.credential);
+    const call = callContextOf(request);
     const path = keys.odataPath(keys.fromPath(request.params as Record<string, string>));
     const read = entityRead(ctx, set, translator, request);
     return sendEntity(ctx, set, await ctx.upstream.entry(set, path, read.query, call), request, reply, read.hidden);
@@ -68,7 +68,7 @@ export function registerSetRoutes(face: FastifyInstance, ctx: RestContext, resou
   if (operationIds.update !== undefined) {
     const check: BodyCheck = bodyCheck(ctx.validators, schemaNames.update(type));
     face.patch(itemPath, async (request, reply) => {
-      const call = callContextOf(request, 'write', ctx.credential);
+      const call = callContextOf(request);
       const path = keys.odataPath(keys.fromPath(request.params as Record<string, string>));
       refuseUnknownParameters(queryOf(request), []);
       const body = jsonBodyOf(request, [MERGE_PATCH_MEDIA_TYPE, 'application/json']);
@@ -81,7 +81,7 @@ export function registerSetRoutes(face: FastifyInstance, ctx: RestContext, resou
 
   if (operationIds.delete !== undefined) {
     face.delete(itemPath, async (request, reply) => {
-      const call = callContextOf(request, 'write', ctx.credential);
+      const call = callContextOf(request);
       const path = keys.odataPath(keys.fromPath(request.params as Record<string, string>));
       refuseUnknownParameters(queryOf(request), []);
       await ctx.upstream.remove(path, await underPrecondition(ctx, set, path, request, call));

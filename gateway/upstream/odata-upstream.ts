@@ -1,21 +1,24 @@
 // The OData requests the REST face makes, in Edm terms: read a feed or an entry, create, update,
-// delete, call a function import. Builds each request (Accept, Content-Type, the forwarded
-// credential), sends it through the one upstream client, and reads the answer with the profile's
-// codec; an error answer becomes the upstream's problem, an unreadable one a 502.
+// delete, call a function import. Builds each request (Accept, Content-Type, If-Match, the call
+// that says whose it is), sends it through the one upstream client, and reads the answer with the
+// profile's codec; an error answer becomes the upstream's problem, an unreadable one a 502. The
+// caller's key is written into the request by the dispatcher's credential policy, not here.
 import type { EdmRecord } from '../../odata/edm.js';
 import { ODataError } from '../../odata/errors.js';
 import type { EntitySet, FunctionImport } from '../../odata/model.js';
-import type { ForwardedCredential } from '../auth/upstream-credential.js';
+import type { RequestCredential } from '../auth/request-credential.js';
 import type { UpdateMethod } from '../config.js';
 import { BadGatewayError } from '../errors.js';
 import type { FunctionValue, ODataCodec, UpstreamEntry, UpstreamFeed } from './odata-codec.js';
 import type { UpstreamClient, UpstreamMethod, UpstreamResponse } from './upstream-client.js';
 import { headerOf } from './upstream-client.js';
+import { newCall } from './upstream-call.js';
 import { upstreamError } from './upstream-errors.js';
 
 /** Who the request is for, and how it may be made conditional. */
 export interface CallContext {
-  readonly credential: ForwardedCredential;
+  /** The caller's key as the gateway read it (none: the upstream decides what an anonymous call gets). */
+  readonly credential: RequestCredential;
   /** `If-Match` to send along (only an ETag the upstream itself wrote). */
   readonly ifMatch?: string;
   /** The gateway request's id, sent as X-Request-Id so both logs tell of one request. */
@@ -91,18 +94,17 @@ export class ODataUpstream {
       accept: this.codec.accept,
       'maxdataserviceversion': '2.0',
       'user-agent': USER_AGENT,
-      ...context.credential.headers,
     };
     if (call.body !== undefined) headers['content-type'] = this.codec.contentType;
     if (context.ifMatch !== undefined) headers['if-match'] = context.ifMatch;
     if (context.requestId !== undefined) headers['x-request-id'] = context.requestId;
-    const extra = context.credential.query;
-    const query = call.query ?? '';
+    const { key, partition } = context.credential;
     const response = await this.client.send({
       method: call.method,
       path: call.path,
-      query: extra === '' ? query : query === '' ? extra : `${query}&${extra}`,
+      query: call.query ?? '',
       headers,
+      call: newCall('rest', key, partition),
       ...(call.body === undefined ? {} : { body: call.body }),
     });
     if (response.status >= 400) throw upstreamError(response);

@@ -1,6 +1,13 @@
-// What the REST face needs from an upstream: send one OData request, get its status, headers and
-// body. Every upstream call goes through this interface, so a cache, retries or a circuit
-// breaker wrap a client (as undici's dispatchers wrap each other) without touching the callers.
+// The REST face's client of the upstream: one OData request sent through the one dispatcher
+// (upstream-dispatcher.ts, the passthrough's too), its answer buffered up to a limit. What the
+// dispatcher fails with (a deadline, an open breaker, no connection) becomes the gateway's
+// 502/503/504 here, with upstream-faults.ts, as the passthrough maps it.
+import type { Readable } from 'node:stream';
+import { BadGatewayError } from '../errors.js';
+import type { UpstreamCall } from './upstream-call.js';
+import { withCall } from './upstream-call.js';
+import type { UpstreamStack } from './upstream-dispatcher.js';
+import { upstreamFailure } from './upstream-faults.js';
 
 export type UpstreamMethod = 'GET' | 'POST' | 'PUT' | 'MERGE' | 'PATCH' | 'DELETE';
 
@@ -10,9 +17,11 @@ export interface UpstreamRequest {
   readonly path: string;
   /** Query string, encoded, without `?`; empty for none. */
   readonly query: string;
-  /** Lower-case header names. */
-  readonly headers: Readonly<Record<string, string>>;
+  /** Lower-case header names; the object is the call's (the dispatcher's policies write into it). */
+  readonly headers: Record<string, string>;
   readonly body?: string;
+  /** Whose call it is: the caller's key goes upstream in the upstream's form. */
+  readonly call: UpstreamCall;
 }
 
 export interface UpstreamResponse {
@@ -25,11 +34,51 @@ export interface UpstreamResponse {
 
 export interface UpstreamClient {
   send(request: UpstreamRequest): Promise<UpstreamResponse>;
-  close(): Promise<void>;
 }
 
 /** One header value (the first, when repeated). */
 export function headerOf(response: UpstreamResponse, name: string): string | undefined {
   const value = response.headers[name];
   return Array.isArray(value) ? value[0] : value;
+}
+
+export function createUpstreamClient(stack: UpstreamStack, maxResponseBytes: number): UpstreamClient {
+  const { dispatcher, rootPath } = stack;
+
+  // Events rather than `for await`: the async iterator costs a promise per chunk and a stream
+  // teardown per response, on the path of every REST call.
+  function readBody(body: Readable): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      body.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > maxResponseBytes) {
+          body.destroy();
+          reject(new BadGatewayError(`the upstream answered with more than ${maxResponseBytes} bytes`));
+          return;
+        }
+        chunks.push(chunk);
+      });
+      body.once('error', reject);
+      body.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)));
+    });
+  }
+
+  return {
+    async send(request) {
+      const path = `${rootPath}/${request.path}${request.query === '' ? '' : `?${request.query}`}`;
+      try {
+        const response = await dispatcher.request({
+          method: request.method,
+          path,
+          headers: withCall(request.headers, request.call),
+          ...(request.body === undefined ? {} : { body: request.body }),
+        });
+        return { status: response.statusCode, headers: response.headers, body: await readBody(response.body) };
+      } catch (error) {
+        throw upstreamFailure(error);
+      }
+    },
+  };
 }

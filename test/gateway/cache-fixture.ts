@@ -1,14 +1,11 @@
 // The gateway with the read cache and the rate limiter in front of the real service, for the
-// cache-* and rate-limit-* suites: the real REST face (test/helpers/gateway.ts) plus an OData
-// passthrough made of @fastify/reply-from alone, so these suites depend on the cache and the
-// limiter, not on the passthrough face's own features (root rewriting, auth normalisation),
-// which have their own suites.
-import replyFrom from '@fastify/reply-from';
+// cache-* and rate-limit-* suites: the real REST face and OData passthrough (test/helpers/
+// gateway.ts), without operations, CORS or load shedding.
 import { randomBytes } from 'node:crypto';
 import type { CacheConfig } from '../../gateway/cache/cache-config.js';
 import { cacheFeature } from '../../gateway/cache/cache-feature.js';
-import type { GatewayFeature } from '../../gateway/features.js';
 import { rateLimitFeature } from '../../gateway/limits/rate-limit-feature.js';
+import { passthroughFeature } from '../../gateway/passthrough/passthrough-feature.js';
 import type { RateLimitConfig } from '../../gateway/limits/rate-limit-config.js';
 import type { CacheOutcome, Face, GatewayMetrics } from '../../gateway/ops/metrics.js';
 import { NO_METRICS } from '../../gateway/ops/metrics.js';
@@ -22,20 +19,6 @@ export const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 export function uniqueKeyPrefix(): string {
   return `tg-test-${randomBytes(6).toString('hex')}:`;
 }
-
-/** `/V1/Api.svc/*` forwarded as is to the upstream's origin. */
-export const plainPassthrough: GatewayFeature = {
-  name: 'plain-passthrough',
-  register(app, parts) {
-    app.register(async (scope) => {
-      scope.removeAllContentTypeParsers();
-      scope.addContentTypeParser('*', (_request, body, done) => done(null, body));
-      await scope.register(replyFrom, { base: new URL(parts.config.upstream.url).origin });
-      scope.all('/V1/Api.svc', (request, reply) => reply.from(request.url));
-      scope.all('/V1/Api.svc/*', (request, reply) => reply.from(request.url));
-    });
-  },
-};
 
 /** Metrics that remember what the cache and the limiter reported. */
 export interface RecordedMetrics extends GatewayMetrics {
@@ -78,7 +61,7 @@ export async function startEdgeGateway(kind: TestDatabaseKind, options: EdgeGate
       rateLimit: options.rateLimit ?? {},
       ...(options.redisKeyPrefix === undefined ? {} : { redis: { url: options.redisUrl ?? REDIS_URL, keyPrefix: options.redisKeyPrefix } }),
     },
-    features: [rateLimitFeature({ metrics }), cacheFeature({ metrics }), plainPassthrough],
+    features: [rateLimitFeature({ metrics }), cacheFeature({ metrics }), passthroughFeature()],
   });
   return { ...started, odataRoot: `${started.origin}/V1/Api.svc` };
 }

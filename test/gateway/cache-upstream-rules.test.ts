@@ -1,14 +1,15 @@
 // What an upstream's response headers decide about caching, on the passthrough face in front of
 // a stand-in for a third-party OData V2 server (the gateway serves any upstream; ours never sends
 // these headers): Set-Cookie, no-store and no-cache are never stored, a shorter max-age wins,
-// `private` is kept within its credential's partition, and only 200s are stored.
+// `private` is kept within its credential's partition, and only 200s are stored. Each case is an
+// entity of the model (what the model does not know is never cached), `Projects(<n>)`.
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { cacheFeature } from '../../gateway/cache/cache-feature.js';
 import type { RunningGateway } from '../../gateway/start.js';
 import { startGatewayInFront } from '../helpers/gateway.js';
-import { plainPassthrough } from './cache-fixture.js';
+import { passthroughFeature } from '../../gateway/passthrough/passthrough-feature.js';
 
 interface Upstream {
   readonly app: FastifyInstance;
@@ -16,7 +17,11 @@ interface Upstream {
   readonly calls: Map<string, number>;
 }
 
-/** Answers `/V1/Api.svc/<name>` with a JSON body counting its calls, and the headers `name` asks for. */
+/** The case each entity stands for. */
+const CASES = ['Plain', 'Cookie', 'NoStore', 'NoCache', 'Private', 'ShortMaxAge', 'VaryCookie', 'Missing'];
+const pathOf = (name: string) => `Projects(${CASES.indexOf(name) + 1})`;
+
+/** Answers `/V1/Api.svc/Projects(<n>)` with a JSON body counting its calls, and the headers its case asks for. */
 async function startUpstream(): Promise<Upstream> {
   const calls = new Map<string, number>();
   const app = Fastify({ logger: false });
@@ -29,8 +34,8 @@ async function startUpstream(): Promise<Upstream> {
     ShortMaxAge: { 'cache-control': 'max-age=1' },
     VaryCookie: { vary: 'Cookie' },
   };
-  app.get('/V1/Api.svc/:name', (request, reply) => {
-    const { name } = request.params as { name: string };
+  app.get('/V1/Api.svc/:entity', (request, reply) => {
+    const name = CASES[Number(/\((\d+)\)/.exec((request.params as { entity: string }).entity)?.[1]) - 1] ?? 'Unknown';
     const count = (calls.get(name) ?? 0) + 1;
     calls.set(name, count);
     const key = String(request.headers['x-serviceapikey'] ?? 'none');
@@ -51,7 +56,7 @@ describe('upstream response headers and the read cache', () => {
     upstream = await startUpstream();
     gateway = await startGatewayInFront(upstream.root, {
       config: { cache: { defaultTtlSeconds: 60 } },
-      features: [cacheFeature(), plainPassthrough],
+      features: [cacheFeature(), passthroughFeature()],
     });
   });
   afterAll(async () => {
@@ -60,7 +65,7 @@ describe('upstream response headers and the read cache', () => {
   });
 
   const read = async (name: string, key = 'key-a') => {
-    const response = await fetch(`${gateway.origin}/V1/Api.svc/${name}`, { headers: { 'X-ServiceApiKey': key } });
+    const response = await fetch(`${gateway.origin}/V1/Api.svc/${pathOf(name)}`, { headers: { 'X-ServiceApiKey': key } });
     return { status: response.status, xCache: response.headers.get('x-cache'), body: (await response.json()) as { d?: { count: number; key: string } } };
   };
 

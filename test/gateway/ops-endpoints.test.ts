@@ -1,6 +1,7 @@
 // Operating the gateway: /healthz and /readyz, X-Request-Id from the caller (or generated) on the
-// answer and at the upstream for both faces, /metrics with request counts and latencies by
-// route pattern and status, upstream latency, cache and rate-limit outcomes and breaker state;
+// answer and at the upstream for both faces, /metrics on the admin port (never the public one)
+// with request counts and latencies by route pattern and status, upstream latency, cache and
+// rate-limit outcomes and breaker state;
 // and, as the `timegate gateway` command run from a configuration file, logs that carry request
 // ids but never a caller's key, whichever form it came in.
 import { writeFile, mkdtemp, rm } from 'node:fs/promises';
@@ -17,7 +18,7 @@ describe.each(testDatabases)('operations endpoints on $name', (kind) => {
   let t: TestGateway;
 
   beforeAll(async () => {
-    t = await startTestGateway(kind, { config: { rateLimit: { byClass: { write: { limit: 1, windowSeconds: 60 } } } } });
+    t = await startTestGateway(kind, { config: { ops: { adminPort: 0 }, rateLimit: { byClass: { write: { limit: 1, windowSeconds: 60 } } } } });
   });
 
   afterAll(async () => {
@@ -48,7 +49,7 @@ describe.each(testDatabases)('operations endpoints on $name', (kind) => {
     expect(t.service.answered().at(-1)?.headers['x-request-id']).toBe(id);
   });
 
-  it('exposes request, upstream, cache, rate-limit and breaker metrics in Prometheus text', async () => {
+  it('exposes request, upstream, cache, rate-limit and breaker metrics in Prometheus text on the admin port only', async () => {
     for (let i = 0; i < 2; i++) {
       expect((await fetch(`${t.restRoot}/clients`, { headers: key() })).status).toBe(200);
       expect((await fetch(`${t.origin}/v1/api.svc/Clients?$format=json`, { headers: key() })).status).toBe(200);
@@ -59,7 +60,10 @@ describe.each(testDatabases)('operations endpoints on $name', (kind) => {
     }
     expect(writes[1]).toBe(429);
 
-    const response = await fetch(`${t.origin}/metrics`);
+    expect((await fetch(`${t.origin}/metrics`)).status).toBe(404);
+    expect(t.gateway.adminOrigin).toBeDefined();
+    expect((await fetch(`${t.gateway.adminOrigin}/healthz`)).status).toBe(200);
+    const response = await fetch(`${t.gateway.adminOrigin}/metrics`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await response.text();
@@ -87,7 +91,7 @@ describe('timegate gateway as a process, from a configuration file', () => {
     try {
       const configFile = join(folder, 'gateway.yaml');
       await writeFile(configFile, 'auth:\n  keyHeaderAliases: [X-Api-Key]\ncache:\n  enabled: false\nresilience:\n  breaker:\n    failureThreshold: 9\n');
-      const gateway = await startGatewayProcess(service.root, ['--config', configFile]);
+      const gateway = await startGatewayProcess(service.root, ['--config', configFile, '--admin-port', '0']);
       try {
         const secret = service.tom.apiKey;
         const basic = Buffer.from(`u:${secret}`).toString('base64');
@@ -104,7 +108,7 @@ describe('timegate gateway as a process, from a configuration file', () => {
           const status = (await fetch(url, { headers })).status;
           expect([200, 404]).toContain(status);
         }
-        const breaker = await (await fetch(`${gateway.origin}/metrics`)).text();
+        const breaker = await (await fetch(`${gateway.adminOrigin}/metrics`)).text();
         expect(breaker).toContain('state="closed"} 1');
         await new Promise((resolve) => setTimeout(resolve, 200));
         const logs = gateway.logs.join('\n');

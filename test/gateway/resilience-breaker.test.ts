@@ -26,6 +26,7 @@ describe.each(testDatabases)('upstream failure and recovery on $name', (kind) =>
     gateway = await startGatewayInFront(service.root, {
       config: {
         cache: { enabled: false },
+        ops: { adminPort: 0 },
         resilience: { breaker: { failureThreshold: 3, openMs: OPEN_MS }, retry: { maxRetries: 0 } },
       },
     });
@@ -80,7 +81,7 @@ describe.each(testDatabases)('upstream failure and recovery on $name', (kind) =>
     expect(ready.status).toBe(503);
     expect(((await ready.json()) as { status: string }).status).toBe('not ready');
 
-    const metricsWhileOpen = await (await fetch(`${gateway.origin}/metrics`)).text();
+    const metricsWhileOpen = await (await fetch(`${gateway.adminOrigin}/metrics`)).text();
     expect(metricsWhileOpen).toMatch(/timegate_gateway_circuit_breaker_state\{upstream="[^"]+",state="open"\} 1/);
 
     await upstream.start();
@@ -90,7 +91,7 @@ describe.each(testDatabases)('upstream failure and recovery on $name', (kind) =>
     expect((await odata('/Projects?$top=1')).status).toBe(200);
     expect((await rest('/projects?limit=1')).status).toBe(200);
     expect((await fetch(`${gateway.origin}/readyz`)).status).toBe(200);
-    const metricsAfter = await (await fetch(`${gateway.origin}/metrics`)).text();
+    const metricsAfter = await (await fetch(`${gateway.adminOrigin}/metrics`)).text();
     expect(metricsAfter).toMatch(/timegate_gateway_circuit_breaker_state\{upstream="[^"]+",state="closed"\} 1/);
   });
 });

@@ -34,7 +34,7 @@ describe.each(testDatabases)('retries and timeouts on $name', (kind) => {
 
   async function gatewayThroughRelay(config: GatewayOptions['config'] = {}): Promise<RunningGateway> {
     relay = await startFlakyRelay(service.origin);
-    gateway = await startGatewayInFront(relay.root, { config: { cache: { enabled: false }, ...config } });
+    gateway = await startGatewayInFront(relay.root, { config: { cache: { enabled: false }, ops: { adminPort: 0 }, ...config } });
     return gateway;
   }
 
@@ -49,12 +49,14 @@ describe.each(testDatabases)('retries and timeouts on $name', (kind) => {
     expect(((await odata.json()) as { d: { ID: number } }).d.ID).toBe(1);
     expect(service.requestCount() - before).toBe(1);
 
+    // Both faces share the upstream's connections: the REST call would take the OData one's.
+    await relay.resetConnections();
     relay.dropNext(1);
     const rest = await fetch(`${g.restRoot}/projects/1`, { headers: key() });
     expect(rest.status).toBe(200);
     expect(((await rest.json()) as { id: number }).id).toBe(1);
     expect(service.requestCount() - before).toBe(2);
-    const metrics = await (await fetch(`${g.origin}/metrics`)).text();
+    const metrics = await (await fetch(`${g.adminOrigin}/metrics`)).text();
     expect(metrics).toMatch(/timegate_gateway_upstream_retries_total\{face="odata"\} 1/);
     expect(metrics).toMatch(/timegate_gateway_upstream_retries_total\{face="rest"\} 1/);
   });

@@ -15,6 +15,8 @@ export interface FlakyRelay {
   readonly root: string;
   /** The next `count` connections are closed as soon as they open. */
   dropNext(count: number): void;
+  /** Closes every connection open now (as a restarting upstream would); new ones are taken. */
+  resetConnections(): Promise<void>;
   /** Every new connection waits this long before it is passed on (0: none). */
   delayConnections(ms: number): void;
   /** Connections taken and passed on so far. */
@@ -68,6 +70,11 @@ export async function startFlakyRelay(targetOrigin: string): Promise<FlakyRelay>
     root: `http://127.0.0.1:${address.port}/V1/Api.svc`,
     dropNext: (count) => {
       toDrop = count;
+    },
+    async resetConnections() {
+      for (const socket of sockets) socket.destroy();
+      // Let the client see the connections close before its next request.
+      await new Promise((resolve) => setTimeout(resolve, 50));
     },
     delayConnections: (ms) => {
       delayMs = ms;

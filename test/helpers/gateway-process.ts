@@ -11,6 +11,8 @@ export interface GatewayProcess {
   readonly origin: string;
   readonly restRoot: string;
   readonly odataRoot: string;
+  /** `http://127.0.0.1:<port>` of the admin listener, when `--admin-port` is given. */
+  readonly adminOrigin: string | undefined;
   readonly child: ChildProcess;
   /** Log lines printed so far (pino JSON). */
   readonly logs: string[];
@@ -39,7 +41,7 @@ export function startGatewayProcess(upstreamRoot: string, args: readonly string[
     });
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
       logs.push(line);
-      const restRoot = restRootOf(line);
+      const { rest: restRoot, admin } = listeningOf(line);
       if (restRoot === undefined) return;
       clearTimeout(timer);
       const origin = new URL(restRoot).origin;
@@ -47,6 +49,7 @@ export function startGatewayProcess(upstreamRoot: string, args: readonly string[
         origin,
         restRoot,
         odataRoot: `${origin}/V1/Api.svc`,
+        adminOrigin: admin,
         child,
         logs,
         async stop() {
@@ -58,10 +61,10 @@ export function startGatewayProcess(upstreamRoot: string, args: readonly string[
   });
 }
 
-function restRootOf(line: string): string | undefined {
+function listeningOf(line: string): { rest?: string; admin?: string } {
   try {
-    return (JSON.parse(line) as { rest?: string }).rest;
+    return JSON.parse(line) as { rest?: string; admin?: string };
   } catch {
-    return undefined;
+    return {};
   }
 }
