@@ -6,7 +6,7 @@ import { startService } from '../service/start.js';
 import { UsageError } from './command.js';
 import type { Command } from './command.js';
 import { untilSignal } from './lifecycle.js';
-import { DB_HELP, databaseOption, integerOption } from './options.js';
+import { DB_HELP, databaseOption, integerOption, listening } from './options.js';
 
 const USAGE = `Usage: timegate service [options]
 
@@ -83,7 +83,7 @@ async function run(args: readonly string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const service = await startService(config);
+  const service = await listening(startService(config), new Map([[config.port, '--port']]));
   service.app.log.info({ root: service.root, database: service.database.location }, 'timegate service listening');
   return untilSignal(() => service.close(), (line) => service.app.log.info(line));
 }
