@@ -8,7 +8,7 @@
 //   - the circuit breaker never leaves `closed` (read from /metrics on the admin port);
 //   - no key, in any spelling, is in any log line of either program.
 //
-// Used by test/gateway/edge-fuzz.test.ts (CI) and test/fuzz/main.ts (`npm run fuzz`).
+// Used by test/gateway/adversarial-edge.test.ts (CI) and test/fuzz/main.ts (`npm run fuzz`).
 import { seedDemoAccount } from '../../service/accounts/demo-seed.js';
 import { testDatabases } from '../helpers/databases.js';
 import type { GatewayProcess } from '../helpers/gateway-process.js';

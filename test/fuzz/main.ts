@@ -1,6 +1,6 @@
 // `npm run fuzz -- [--requests N] [--seed S] [--concurrency C] [--upstream-timeout MS] [--no-redis]`:
 // the edge fuzz of edge-fuzz.ts for as long as you like; prints what it saw and exits 1 on any
-// violation. The CI run (test/gateway/edge-fuzz.test.ts) is the same with fixed numbers.
+// violation. The CI run (test/gateway/adversarial-edge.test.ts) is the same with fixed numbers.
 import { parseArgs } from 'node:util';
 import { runEdgeFuzz } from './edge-fuzz.js';
 
