@@ -62,13 +62,12 @@ function formFrom(body: unknown): EntryForm {
 }
 
 /** The entry's values from the form, or the fields' errors. */
-function valuesOf(form: EntryForm, ctx: PageContext, timeZone: string): { values: EdmRecord } | { errors: Errors } {
+function valuesOf(form: EntryForm, ctx: PageContext, timeZone: string, isUpdate = false): { values: EdmRecord } | { errors: Errors } {
   const { t } = ctx;
   const errors: Errors = {};
   if (!isDate(form.date)) errors.date = t.invalidDate;
   const values: EdmRecord = {
     TypeID: Number(form.kind),
-    ProjectID: /^\d{1,9}$/.test(form.projectId) ? Number(form.projectId) : null,
     TaskID: /^\d{1,9}$/.test(form.taskId) ? Number(form.taskId) : null,
     Comment: form.comment.trim() === '' ? null : form.comment,
     Billable: form.billable,
@@ -91,6 +90,9 @@ function valuesOf(form: EntryForm, ctx: PageContext, timeZone: string): { values
       values.EndTime = new Date(instantOf(form.date, end, timeZone));
     }
   }
+  // No project: absent on create (the rules' "required"), null on update (merge would keep the old).
+  if (/^\d{1,9}$/.test(form.projectId)) values.ProjectID = Number(form.projectId);
+  else if (isUpdate) values.ProjectID = null;
   return Object.keys(errors).length === 0 ? { values } : { errors };
 }
 
@@ -259,7 +261,7 @@ export function registerTimesheetPages(web: FastifyInstance, deps: WebDependenci
     const entry = await ownEntry(request, reply, session);
     if (entry === undefined) return reply;
     const form = formFrom(request.body);
-    const parsed = valuesOf(form, request.page, session.timeZone);
+    const parsed = valuesOf(form, request.page, session.timeZone, true);
     let errors: Errors;
     if ('values' in parsed) {
       try {
