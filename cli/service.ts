@@ -6,7 +6,7 @@ import { startService } from '../service/start.js';
 import { UsageError } from './command.js';
 import type { Command } from './command.js';
 import { untilSignal } from './lifecycle.js';
-import { DB_HELP, databaseOption, integerOption } from './options.js';
+import { DB_HELP, databaseOption, integerOption, listening } from './options.js';
 
 const USAGE = `Usage: timegate service [options]
 
@@ -29,6 +29,9 @@ ${DB_HELP}
                       how long a checked API key is trusted before it is checked again; a
                       revoked key stops working at most this much later (default ${DEFAULT_SERVICE_CONFIG.authCacheTtlMs}; 0 = every request)
   --trust-proxy       believe X-Forwarded-Proto/-Host (behind a proxy)
+  --admin-port <n>    serve /metrics (and /healthz, /readyz) on this port of --admin-host;
+                      the public port never serves /metrics
+  --admin-host <addr> address of the admin port (default ${DEFAULT_SERVICE_CONFIG.adminHost})
   --log-level <level> fatal, error, warn, info, debug, trace or silent (default ${DEFAULT_SERVICE_CONFIG.logLevel})
   -h, --help          show this help`;
 
@@ -49,6 +52,8 @@ export function serviceConfigFrom(args: readonly string[], env: NodeJS.ProcessEn
       'api-key-header': { type: 'string', multiple: true },
       'auth-cache-ttl': { type: 'string' },
       'trust-proxy': { type: 'boolean', default: false },
+      'admin-port': { type: 'string' },
+      'admin-host': { type: 'string' },
       'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -74,6 +79,8 @@ export function serviceConfigFrom(args: readonly string[], env: NodeJS.ProcessEn
     authCacheTtlMs: integerOption('auth-cache-ttl', values['auth-cache-ttl'], DEFAULT_SERVICE_CONFIG.authCacheTtlMs, 0, 3_600_000),
     trustProxy: values['trust-proxy'],
     logLevel,
+    adminPort: values['admin-port'] === undefined ? undefined : integerOption('admin-port', values['admin-port'], 0, 0, 65535),
+    adminHost: values['admin-host'] ?? DEFAULT_SERVICE_CONFIG.adminHost,
   };
 }
 
@@ -83,8 +90,10 @@ async function run(args: readonly string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const service = await startService(config);
-  service.app.log.info({ root: service.root, database: service.database.location }, 'timegate service listening');
+  const options = new Map([[config.port, '--port'], ...(config.adminPort === undefined ? [] : [[config.adminPort, '--admin-port'] as const])]);
+  const service = await listening(startService(config), options);
+  const admin = service.adminOrigin === undefined ? {} : { admin: service.adminOrigin };
+  service.app.log.info({ root: service.root, database: service.database.location, ...admin }, 'timegate service listening');
   return untilSignal(() => service.close(), (line) => service.app.log.info(line));
 }
 
