@@ -21,7 +21,7 @@ describe.each(testDatabases)('web timesheet on $name', (kind) => {
   let otherAccountEntry: number;
 
   beforeAll(async () => {
-    t = await startTestService(kind);
+    t = await startTestService(kind, {}, { timeZone: ZONE });
     jana = await signedInClient(t.origin, t.database, t.jana.userId, t.jana.email);
     const other = await createAccount(t.database.db, { name: 'Fremd GmbH', adminEmail: 'chef@fremd.example' });
     const stamp = { account_id: other.accountId, last_change_time: DEMO_NOW, last_change_author: other.userId };
