@@ -5,7 +5,6 @@ import type { EdmRecord, EdmValue } from '../../odata/edm.js';
 import type { KeyValues } from '../../odata/key-predicate.js';
 import type { ModelIndex } from '../../odata/model-index.js';
 import type { WallClockZone } from '../../odata/wall-clock.js';
-import { wallClockZone } from '../../odata/wall-clock.js';
 import type { EntitySet, FunctionImport } from '../../odata/model.js';
 import type { DataSource, EntityQuery, EntitySelection, FunctionResult, QueryPage, UpdateMode } from '../odata-server/data-source.js';
 import { ForbiddenError, NotImplementedError } from '../odata-server/errors.js';
@@ -13,6 +12,7 @@ import type { ValidationMessages } from '../odata-server/messages.js';
 import type { DatabaseHandle } from '../storage/database.js';
 import { withTransaction } from '../storage/transaction.js';
 import type { Caller } from './caller.js';
+import { wallClockOf } from './caller.js';
 import { changesDigest, countedSets } from './changes-digest.js';
 import { EntityReader } from './entity-reader.js';
 import { LANG, messages, validationMessages } from './messages.js';
@@ -50,13 +50,9 @@ export class TimeTrackingDataSource implements DataSource<Caller> {
     ]);
   }
 
-  /** The account's zone; a name the runtime does not know (set outside the admin commands) reads as UTC. */
+  /** The account's zone (Caller.timeZone). */
   wallClock(caller: Caller): WallClockZone | undefined {
-    try {
-      return wallClockZone(caller.timeZone);
-    } catch {
-      return undefined;
-    }
+    return wallClockOf(caller);
   }
 
   query(caller: Caller, query: EntityQuery): Promise<QueryPage> {
