@@ -12,7 +12,7 @@ import { UsageError } from './command.js';
 import type { Command } from './command.js';
 import { EDGE_OPTIONS, EDGE_USAGE, edgeConfig } from './edge-options.js';
 import { untilSignal } from './lifecycle.js';
-import { integerOption } from './options.js';
+import { integerOption, listening } from './options.js';
 import { WORKERS_HELP, announceReady, isSupervisor, supervise, workersOption } from './workers.js';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -196,11 +196,12 @@ async function run(args: readonly string[]): Promise<number> {
   // The gateway (Fastify, undici, the edge features) is loaded only to run it, so every other
   // command and every refused command line answer quickly.
   const { startGateway } = await import('../gateway/start.js');
-  const gateway = await startGateway(config, await gatewayArtefacts(commandLine.model));
-  const listening = { rest: gateway.restRoot, docs: gateway.docsUrl, ...(gateway.adminOrigin === undefined ? {} : { admin: gateway.adminOrigin }) };
-  gateway.app.log.info(listening, 'timegate gateway listening');
+  const options = new Map([[config.port, '--port'], ...(config.ops.adminPort === undefined ? [] : [[config.ops.adminPort, '--admin-port'] as const])]);
+  const gateway = await listening(startGateway(config, await gatewayArtefacts(commandLine.model)), options);
+  const fields = { rest: gateway.restRoot, docs: gateway.docsUrl, ...(gateway.adminOrigin === undefined ? {} : { admin: gateway.adminOrigin }) };
+  gateway.app.log.info(fields, 'timegate gateway listening');
   const stopped = untilSignal(() => gateway.close(), (line) => gateway.app.log.info(line));
-  announceReady(listening);
+  announceReady(fields);
   return stopped;
 }
 

@@ -7,7 +7,7 @@ import { openDatabase } from '../service/storage/database.js';
 import { UsageError } from './command.js';
 import type { Command } from './command.js';
 import { untilSignal } from './lifecycle.js';
-import { DB_HELP, databaseOption, integerOption } from './options.js';
+import { DB_HELP, databaseOption, integerOption, listening } from './options.js';
 import { WORKERS_HELP, announceReady, isSupervisor, supervise, workersOption } from './workers.js';
 
 const USAGE = `Usage: timegate service [options]
@@ -33,6 +33,9 @@ ${DB_HELP}
   --trust-proxy       believe X-Forwarded-Proto/-Host (behind a proxy)
 ${WORKERS_HELP}; they share the
                       database (a SQLite file in WAL mode, or PostgreSQL)
+  --admin-port <n>    serve /metrics (and /healthz, /readyz) on this port of --admin-host;
+                      the public port never serves /metrics
+  --admin-host <addr> address of the admin port (default ${DEFAULT_SERVICE_CONFIG.adminHost})
   --log-level <level> fatal, error, warn, info, debug, trace or silent (default ${DEFAULT_SERVICE_CONFIG.logLevel})
   -h, --help          show this help`;
 
@@ -60,6 +63,8 @@ export function serviceCommandLine(args: readonly string[], env: NodeJS.ProcessE
       'auth-cache-ttl': { type: 'string' },
       'trust-proxy': { type: 'boolean', default: false },
       workers: { type: 'string' },
+      'admin-port': { type: 'string' },
+      'admin-host': { type: 'string' },
       'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -89,6 +94,8 @@ export function serviceCommandLine(args: readonly string[], env: NodeJS.ProcessE
     authCacheTtlMs: integerOption('auth-cache-ttl', values['auth-cache-ttl'], DEFAULT_SERVICE_CONFIG.authCacheTtlMs, 0, 3_600_000),
     trustProxy: values['trust-proxy'],
     logLevel,
+    adminPort: values['admin-port'] === undefined ? undefined : integerOption('admin-port', values['admin-port'], 0, 0, 65535),
+    adminHost: values['admin-host'] ?? DEFAULT_SERVICE_CONFIG.adminHost,
   };
   return { config, workers };
 }
@@ -109,11 +116,13 @@ async function run(args: readonly string[]): Promise<number> {
     const logger = pino({ level: config.logLevel });
     return supervise({ count: workers, graceMs: config.shutdownGraceMs, log: (level, fields, message) => logger[level](fields, message) });
   }
-  const service = await startService(config);
-  const listening = { root: service.root, database: service.database.location };
-  service.app.log.info(listening, 'timegate service listening');
+  const options = new Map([[config.port, '--port'], ...(config.adminPort === undefined ? [] : [[config.adminPort, '--admin-port'] as const])]);
+  const service = await listening(startService(config), options);
+  const admin = service.adminOrigin === undefined ? {} : { admin: service.adminOrigin };
+  const fields = { root: service.root, database: service.database.location, ...admin };
+  service.app.log.info(fields, 'timegate service listening');
   const stopped = untilSignal(() => service.close(), (line) => service.app.log.info(line));
-  announceReady(listening);
+  announceReady(fields);
   return stopped;
 }
 

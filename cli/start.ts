@@ -23,7 +23,7 @@ import type { RunningGateway } from '../gateway/start.js';
 import { gatewayArtefacts } from './gateway.js';
 import type { Command } from './command.js';
 import { untilSignal } from './lifecycle.js';
-import { integerOption } from './options.js';
+import { integerOption, listening } from './options.js';
 import { announceReady, startWorkers, workersOption } from './workers.js';
 
 const GENERATED_DIR = fileURLToPath(new URL('../generated', import.meta.url));
@@ -83,8 +83,8 @@ function banner(root: string, gateway: RunningGateway, users: readonly DemoUser[
 }
 
 /** In a worker of `timegate start`: the service alone, until the primary stops it. */
-async function serveAsWorker(config: ServiceConfig): Promise<number> {
-  const service = await startService(config);
+async function serveAsWorker(config: ServiceConfig, portOption: ReadonlyMap<number, string>): Promise<number> {
+  const service = await listening(startService(config), portOption);
   const stopped = untilSignal(() => service.close(), (line) => service.app.log.info(line));
   announceReady({ root: service.root });
   return stopped;
@@ -101,9 +101,15 @@ async function serviceWorkers(config: ServiceConfig, count: number, database: Da
       if (level === 'error') process.stderr.write(`${message} ${JSON.stringify(fields)}\n`);
     },
   });
-  const listening = await workers.listening;
+  let fields: Record<string, unknown>;
+  try {
+    fields = await workers.listening;
+  } catch (error) {
+    await workers.exited;
+    throw error;
+  }
   return {
-    root: String(listening.root),
+    root: String(fields.root),
     close: async () => {
       workers.stop();
       await workers.exited;
@@ -131,10 +137,12 @@ async function run(args: readonly string[]): Promise<number> {
   }
   const file = resolve(values.db ?? DEFAULT_SQLITE_FILE);
   const keysFile = join(dirname(file), 'demo-keys.json');
+  const servicePort = integerOption('port', values.port, DEFAULT_SERVICE_CONFIG.port, 0, 65535);
+  const gatewayPort = integerOption('gateway-port', values['gateway-port'], DEFAULT_GATEWAY_CONFIG.port, 0, 65535);
   const workers = workersOption(values.workers ?? 'auto');
   const serviceConfig: ServiceConfig = {
     ...DEFAULT_SERVICE_CONFIG,
-    port: integerOption('port', values.port, DEFAULT_SERVICE_CONFIG.port, 0, 65535),
+    port: servicePort,
     databaseUrl: file,
     logLevel: values['log-level'] ?? 'warn',
     // Behind the embedded gateway: the service writes the gateway's root into its answers (from
@@ -142,21 +150,22 @@ async function run(args: readonly string[]): Promise<number> {
     // It listens on loopback, so the only peers it believes are local ones.
     trustProxy: true,
   };
-  if (cluster.isWorker) return serveAsWorker(serviceConfig);
+  const portOption = new Map([[servicePort, '--port']]);
+  if (cluster.isWorker) return serveAsWorker(serviceConfig, portOption);
   const database = await openDatabase(file);
   const users = await demoUsers(keysFile, await seedDemoAccount(database.db));
-  const service = workers > 1 ? await serviceWorkers(serviceConfig, workers, database) : await startService(serviceConfig, { database });
+  const service = await listening(workers > 1 ? serviceWorkers(serviceConfig, workers, database) : startService(serviceConfig, { database }), portOption);
   let gateway: RunningGateway;
   try {
     const { startGateway } = await import('../gateway/start.js');
-    gateway = await startGateway(
+    gateway = await listening(startGateway(
       gatewayConfig({
-        port: integerOption('gateway-port', values['gateway-port'], DEFAULT_GATEWAY_CONFIG.port, 0, 65535),
+        port: gatewayPort,
         logLevel: values['log-level'] ?? 'warn',
         upstream: { url: service.root },
       }),
       await gatewayArtefacts(GENERATED_DIR),
-    );
+    ), new Map([[gatewayPort, '--gateway-port']]));
   } catch (error) {
     await service.close();
     throw error;

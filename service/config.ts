@@ -36,6 +36,9 @@ export interface ServiceConfig {
   readonly trustProxy: boolean;
   /** pino level: fatal, error, warn, info, debug, trace or silent. */
   readonly logLevel: string;
+  /** Port of the admin listener (/metrics, /healthz, /readyz); undefined: none. */
+  readonly adminPort: number | undefined;
+  readonly adminHost: string;
 }
 
 /** The service root below the host (service-api.md: `{base_url}` ends in `/V1/Api.svc`). */
@@ -57,4 +60,6 @@ export const DEFAULT_SERVICE_CONFIG: ServiceConfig = {
   authCacheTtlMs: 5_000,
   trustProxy: false,
   logLevel: 'info',
+  adminPort: undefined,
+  adminHost: '127.0.0.1',
 };

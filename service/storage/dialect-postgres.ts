@@ -36,7 +36,16 @@ export function createPostgresSetup(url: string, options: PostgresOptions = {}):
     max: options.poolMax ?? 10,
     types: typeParsers,
   });
-  return { storage: postgresStorage, kyselyDialect: new CurrentSchemaPostgresDialect({ pool: withNamedStatements(pool) }), location: redact(url) };
+  // A connection that dies while idle in the pool (PostgreSQL restarted, a proxy between cut it)
+  // is an 'error' event on the pool; without a listener it would end the process. The pool drops
+  // that connection by itself and the next query opens a new one, so there is nothing else to do.
+  pool.on('error', () => {});
+  return {
+    storage: postgresStorage,
+    kyselyDialect: new CurrentSchemaPostgresDialect({ pool: withNamedStatements(pool) }),
+    location: redact(url),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+  };
 }
 
 function redact(url: string): string {

@@ -75,4 +75,13 @@ export interface DialectSetup {
   readonly kyselyDialect: Dialect;
   /** A description of where the data lives, safe to log (no password). */
   readonly location: string;
+  /** The connection pool's state, where there is a pool (PostgreSQL). */
+  readonly poolStats?: () => PoolStats;
+}
+
+export interface PoolStats {
+  readonly total: number;
+  readonly idle: number;
+  /** Queries waiting for a connection. */
+  readonly waiting: number;
 }
