@@ -198,10 +198,10 @@ async function run(args: readonly string[]): Promise<number> {
   const { startGateway } = await import('../gateway/start.js');
   const options = new Map([[config.port, '--port'], ...(config.ops.adminPort === undefined ? [] : [[config.ops.adminPort, '--admin-port'] as const])]);
   const gateway = await listening(startGateway(config, await gatewayArtefacts(commandLine.model)), options);
-  const fields = { rest: gateway.restRoot, docs: gateway.docsUrl, ...(gateway.adminOrigin === undefined ? {} : { admin: gateway.adminOrigin }) };
-  gateway.app.log.info(fields, 'timegate gateway listening');
+  const addresses = { rest: gateway.restRoot, docs: gateway.docsUrl, ...(gateway.adminOrigin === undefined ? {} : { admin: gateway.adminOrigin }) };
+  gateway.app.log.info(addresses, 'timegate gateway listening');
   const stopped = untilSignal(() => gateway.close(), (line) => gateway.app.log.info(line));
-  announceReady(fields);
+  announceReady(addresses);
   return stopped;
 }
 

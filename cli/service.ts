@@ -31,11 +31,11 @@ ${DB_HELP}
                       how long a checked API key is trusted before it is checked again; a
                       revoked key stops working at most this much later (default ${DEFAULT_SERVICE_CONFIG.authCacheTtlMs}; 0 = every request)
   --trust-proxy       believe X-Forwarded-Proto/-Host (behind a proxy)
-${WORKERS_HELP}; they share the
-                      database (a SQLite file in WAL mode, or PostgreSQL)
   --admin-port <n>    serve /metrics (and /healthz, /readyz) on this port of --admin-host;
                       the public port never serves /metrics
   --admin-host <addr> address of the admin port (default ${DEFAULT_SERVICE_CONFIG.adminHost})
+${WORKERS_HELP}; they share the
+                      database (a SQLite file in WAL mode, or PostgreSQL)
   --log-level <level> fatal, error, warn, info, debug, trace or silent (default ${DEFAULT_SERVICE_CONFIG.logLevel})
   -h, --help          show this help`;
 
@@ -62,9 +62,9 @@ export function serviceCommandLine(args: readonly string[], env: NodeJS.ProcessE
       'api-key-header': { type: 'string', multiple: true },
       'auth-cache-ttl': { type: 'string' },
       'trust-proxy': { type: 'boolean', default: false },
-      workers: { type: 'string' },
       'admin-port': { type: 'string' },
       'admin-host': { type: 'string' },
+      workers: { type: 'string' },
       'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -118,11 +118,10 @@ async function run(args: readonly string[]): Promise<number> {
   }
   const options = new Map([[config.port, '--port'], ...(config.adminPort === undefined ? [] : [[config.adminPort, '--admin-port'] as const])]);
   const service = await listening(startService(config), options);
-  const admin = service.adminOrigin === undefined ? {} : { admin: service.adminOrigin };
-  const fields = { root: service.root, database: service.database.location, ...admin };
-  service.app.log.info(fields, 'timegate service listening');
+  const addresses = { root: service.root, database: service.database.location, ...(service.adminOrigin === undefined ? {} : { admin: service.adminOrigin }) };
+  service.app.log.info(addresses, 'timegate service listening');
   const stopped = untilSignal(() => service.close(), (line) => service.app.log.info(line));
-  announceReady(fields);
+  announceReady(addresses);
   return stopped;
 }
 
