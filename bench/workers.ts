@@ -7,7 +7,8 @@
 // median of the per-round ratios. The load average before and after says how busy the machine
 // was. TG_BENCH_ROUNDS and TG_BENCH_SECONDS shorten it.
 import { spawn } from 'node:child_process';
-import { loadavg } from 'node:os';
+import { readFile } from 'node:fs/promises';
+import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { testDatabases } from '../test/helpers/databases.js';
 import { startTestService } from '../test/helpers/service.js';
@@ -42,6 +43,11 @@ function fail(message: string): never {
   throw new Error(`workers bench: ${message}`);
 }
 
+async function childrenOf(pid: number): Promise<number[]> {
+  const text = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8');
+  return text.trim().split(/\s+/).filter(Boolean).map(Number);
+}
+
 /** `timegate <args> --port <free>`, unpinned, once `/healthz` answers (every worker, for --workers). */
 async function startTimegate(args: readonly string[]): Promise<RunningServer> {
   const port = await freePort();
@@ -50,8 +56,12 @@ async function startTimegate(args: readonly string[]): Promise<RunningServer> {
   const exited = new Promise<never>((_resolve, reject) => child.once('exit', (code) => reject(new Error(`timegate ${args.join(' ')} exited with ${code}`))));
   try {
     await Promise.race([waitUntilUp(`${origin}/healthz`), exited]);
-    // With --workers, /healthz answers once the first worker listens: give the others time.
-    if (args.includes('--workers')) await new Promise((resolve) => setTimeout(resolve, 5_000));
+    // With --workers, /healthz answers once the first worker listens, and the primary's line
+    // saying all do is not logged at level silent: wait for every worker process, then a while.
+    if (args.includes('--workers')) {
+      while ((await childrenOf(child.pid as number)).length < availableParallelism()) await new Promise((resolve) => setTimeout(resolve, 200));
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+    }
   } catch (error) {
     await stopProcess(child);
     throw error;
