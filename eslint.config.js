@@ -22,6 +22,11 @@ export default tseslint.config(
     },
   },
   {
+    // The web interface's scripts run in the browser.
+    files: ['service/web/assets/**/*.js'],
+    languageOptions: { globals: { document: 'readonly', window: 'readonly', navigator: 'readonly', setInterval: 'readonly' } },
+  },
+  {
     files: ['odata/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { paths: ioModules.map((name) => ({ name, message: 'odata/ is pure: no I/O imports.' })) }],
