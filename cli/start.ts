@@ -1,5 +1,6 @@
 // `timegate start` (what `npm start` runs): the service on the embedded SQLite file with a demo
-// account created on first run, and the gateway in front of it; prints the URLs and demo keys.
+// account created on first run, and the gateway in front of it; prints the URLs, the demo
+// employee's web sign-in and the demo keys.
 //
 // API keys are stored only as hashes, so the demo keys could not be shown again after the first
 // run; they are kept in demo-keys.json beside the database file (mode 0600, under the ignored
@@ -8,7 +9,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { seedDemoAccount } from '../service/accounts/demo-seed.js';
+import { DEMO_SIGN_IN, ensureDemoSignIn, seedDemoAccount } from '../service/accounts/demo-seed.js';
 import type { DemoUser } from '../service/accounts/demo-seed.js';
 import { DEFAULT_SERVICE_CONFIG } from '../service/config.js';
 import { startService } from '../service/start.js';
@@ -47,10 +48,12 @@ async function demoUsers(keysFile: string, seeded: Awaited<ReturnType<typeof see
   }
 }
 
-function banner(root: string, gateway: RunningGateway, users: readonly DemoUser[] | undefined, keysFile: string): string {
+function banner(origin: string, root: string, gateway: RunningGateway, users: readonly DemoUser[] | undefined, keysFile: string, demoSignIn: boolean): string {
   const lines = [
     '',
     'timegate is running',
+    `  Web interface      ${origin}/`,
+    ...(demoSignIn ? [`                     sign in as ${DEMO_SIGN_IN.email}, password ${DEMO_SIGN_IN.password}`] : []),
     `  OData V2 service   ${root}`,
     `  $metadata          ${root}/$metadata`,
     `  REST gateway       ${gateway.restRoot}`,
@@ -96,6 +99,7 @@ async function run(args: readonly string[]): Promise<number> {
   const keysFile = join(dirname(file), 'demo-keys.json');
   const database = await openDatabase(file);
   const users = await demoUsers(keysFile, await seedDemoAccount(database.db));
+  const demoSignIn = await ensureDemoSignIn(database.db);
   const servicePort = integerOption('port', values.port, DEFAULT_SERVICE_CONFIG.port, 0, 65535);
   const gatewayPort = integerOption('gateway-port', values['gateway-port'], DEFAULT_GATEWAY_CONFIG.port, 0, 65535);
   const service = await listening(startService({
@@ -128,7 +132,7 @@ async function run(args: readonly string[]): Promise<number> {
     await gateway.close();
     await service.close();
   }, (line) => process.stdout.write(`${line}\n`));
-  process.stdout.write(banner(service.root, gateway, users, keysFile));
+  process.stdout.write(banner(service.origin, service.root, gateway, users, keysFile, demoSignIn));
   return stopped;
 }
 
