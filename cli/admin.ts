@@ -18,6 +18,7 @@ const USAGE = `Usage: timegate admin <action> [options]
 
 Actions:
   create-account --name <company> --admin-email <email> [--admin-first-name F] [--admin-last-name L]
+                 [--time-zone Z]  the IANA zone of its wall-clock times (default: this host's)
   create-user    --account <id> --email <email> --first-name <F> --last-name <L> --role admin|user
                  (prints the user's API key and a one-time invitation link to set a password)
   reset-password --user <id>        remove the user's password, end their sessions, print a new
@@ -60,6 +61,7 @@ const ACTIONS: Readonly<Record<string, Action>> = {
     adminEmail: requiredOption('admin-email', v['admin-email']),
     ...(v['admin-first-name'] === undefined ? {} : { adminFirstName: v['admin-first-name'] }),
     ...(v['admin-last-name'] === undefined ? {} : { adminLastName: v['admin-last-name'] }),
+    ...(v['time-zone'] === undefined ? {} : { timeZone: v['time-zone'] }),
   }),
   'create-user': async (db, v) => {
     const base = webUrl(v);
@@ -94,7 +96,7 @@ async function run(args: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...args],
     options: {
-      name: text, 'admin-email': text, 'admin-first-name': text, 'admin-last-name': text, account: text, email: text,
+      name: text, 'admin-email': text, 'admin-first-name': text, 'admin-last-name': text, 'time-zone': text, account: text, email: text,
       'first-name': text, 'last-name': text, role: text, user: text, db: text, 'web-url': text,
       help: { type: 'boolean', short: 'h', default: false },
     },

@@ -46,7 +46,7 @@ export class Authenticator {
 
 /** The Caller of a signed-in user (by API key or web session): their role and account settings. */
 export async function callerOf(db: Kysely<Database>, principal: Principal): Promise<Caller> {
-  const settings = await db.selectFrom('account_settings').select(['booking_close_date', 'hourly_rates_enabled'])
+  const settings = await db.selectFrom('account_settings').select(['booking_close_date', 'hourly_rates_enabled', 'time_zone'])
     .where('account_id', '=', principal.accountId).executeTakeFirst();
   return {
     accountId: principal.accountId,
@@ -54,5 +54,6 @@ export async function callerOf(db: Kysely<Database>, principal: Principal): Prom
     isAdmin: principal.accessRights === ACCESS_RIGHTS.administrator,
     bookingCloseDate: settings?.booking_close_date ?? null,
     hourlyRatesEnabled: settings?.hourly_rates_enabled === 1,
+    timeZone: settings?.time_zone ?? 'UTC',
   };
 }
