@@ -7,6 +7,7 @@ import { isParseArgsError, UsageError, type Command } from './command.js';
 import { seedCommand } from './seed.js';
 import { serviceCommand } from './service.js';
 import { startCommand } from './start.js';
+import { exitWorker } from './workers.js';
 
 const COMMANDS: readonly Command[] = [startCommand, serviceCommand, gatewayCommand, codegenCommand, adminCommand, seedCommand];
 
@@ -57,3 +58,5 @@ async function main(argv: readonly string[]): Promise<number> {
 }
 
 process.exitCode = await main(process.argv.slice(2));
+// A `--workers` worker is done once its command is: its IPC channel would keep it alive.
+exitWorker(process.exitCode);

@@ -1,8 +1,10 @@
 // `npm start` (`timegate start`): first run creates the database and the demo account, starts the
 // gateway in front of the service and prints the URLs and keys; the keys work on both faces; a
-// second run prints the same keys from demo-keys.json.
+// second run prints the same keys from demo-keys.json; the service runs on every core.
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -11,6 +13,7 @@ import { WebClient } from '../helpers/web-client.js';
 
 interface Started {
   readonly banner: string;
+  readonly pid: number;
   stop(): Promise<number | null>;
 }
 
@@ -24,7 +27,7 @@ function start(db: string): Promise<Started> {
     createInterface({ input: child.stdout }).on('line', (line) => {
       banner += `${line}\n`;
       if (line.startsWith('Stop with Ctrl+C')) {
-        resolve({ banner, stop: () => (child.kill('SIGINT'), exited) });
+        resolve({ banner, pid: child.pid as number, stop: () => (child.kill('SIGINT'), exited) });
       }
     });
   });
@@ -77,7 +80,12 @@ describe('timegate start', () => {
     const week = await browser.get('/timesheet');
     const previous = /href="([^"]+)" rel="prev"/.exec(week.text)?.[1] as string;
     expect((await browser.get(previous)).text).toMatch(/data-entry="\d+"/);
+    // The service runs as one worker per core (--workers auto), the gateway in the process itself.
+    const cores = availableParallelism();
+    const workers = readFileSync(`/proc/${first.pid}/task/${first.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+    expect(workers).toHaveLength(cores > 1 ? cores : 0);
     expect(await first.stop()).toBe(0);
+    expect(workers.filter((pid) => existsSync(`/proc/${pid}`))).toEqual([]);
     expect((await stat(join(folder, 'data', 'demo-keys.json'))).mode & 0o777).toBe(0o600);
 
     const second = await start(db);
