@@ -191,6 +191,13 @@ describe.each(testDatabases)('web timesheet on $name', (kind) => {
     expect([...users]).toEqual([t.jana.userId]);
     const listed = await jana.get('/profile');
     expect(listed.text).toContain(`${key.slice(0, 9)}…`);
+    // Used a moment ago (to the minute); a key never used says so.
+    const row = listed.text.slice(listed.text.indexOf(`${key.slice(0, 9)}…`));
+    expect(row.slice(0, row.indexOf('</tr>'))).not.toContain('>nie<');
+    await t.database.db.insertInto('api_keys').values({ account_id: t.accountId, user_id: t.jana.userId, hash: 'f'.repeat(64), prefix: 'tg_unused', created_at: Date.now() }).execute();
+    const unused = (await jana.get('/profile')).text;
+    const unusedRow = unused.slice(unused.indexOf('tg_unused…'));
+    expect(unusedRow.slice(0, unusedRow.indexOf('</tr>'))).toContain('<td>nie</td>');
     expect(listed.text).not.toContain(key);
 
     const tomsKey = await t.database.db.selectFrom('api_keys').select('id').where('user_id', '=', t.tom.userId).executeTakeFirstOrThrow();
