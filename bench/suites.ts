@@ -7,5 +7,6 @@ import { gatewayRest } from './gateway-rest.js';
 import { odataCodecs } from './odata-codecs.js';
 import { serviceBatch } from './service-batch.js';
 import { serviceHttp } from './service-http.js';
+import { webWeek } from './web-week.js';
 
-export const suites: readonly BenchSuite[] = [odataCodecs, serviceHttp, serviceBatch, gatewayCache, gatewayPassthrough, gatewayRest];
+export const suites: readonly BenchSuite[] = [odataCodecs, serviceHttp, serviceBatch, webWeek, gatewayCache, gatewayPassthrough, gatewayRest];
