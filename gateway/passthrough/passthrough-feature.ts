@@ -8,7 +8,7 @@ export function passthroughFeature(): GatewayFeature {
   return {
     name: 'passthrough',
     register(app, parts) {
-      app.register(passthroughPlugin, { upstream: parts.upstream });
+      app.register(passthroughPlugin, { upstream: parts.upstream, writesGatewayRoot: parts.config.upstream.writesGatewayRoot });
     },
   };
 }
