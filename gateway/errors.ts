@@ -217,8 +217,9 @@ export class RateLimitedError extends GatewayError {
   constructor(
     readonly policy: string,
     override readonly retryAfterSeconds: number,
+    detail?: string,
   ) {
-    super(429, 'rate-limited', 'Too many requests', `the rate limit "${policy}" of this key is used up; retry in ${retryAfterSeconds} s`);
+    super(429, 'rate-limited', 'Too many requests', `${detail ?? `the rate limit "${policy}" of this key is used up`}; retry in ${retryAfterSeconds} s`);
   }
 }
 

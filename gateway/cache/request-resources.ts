@@ -29,6 +29,11 @@ export interface RequestResource {
   readonly dependsOn: readonly string[];
   /** Sets this write outdates. */
   readonly invalidates: readonly string[];
+  /**
+   * A `$batch`: limits and the cache look at its parts (batch-resources.ts), known once its body
+   * is read; it is never cached.
+   */
+  readonly isBatch?: boolean;
 }
 
 export interface FacePaths {
@@ -141,9 +146,21 @@ export function createResourceClassifier(model: Model, paths: FacePaths = DEFAUL
     invalidates: [],
   };
 
+  const batchResource: RequestResource = {
+    face: 'odata',
+    isWrite: false,
+    isCacheable: false,
+    routeClass: 'batch',
+    ttlName: undefined,
+    dependsOn: [],
+    invalidates: [],
+    isBatch: true,
+  };
+
   function classifyOData(method: string, rest: string, query: string): RequestResource {
     const isWriteMethod = !READ_METHODS.has(method);
     const path = rest.replace(/^\/+/, '');
+    if (method === 'POST' && path === '$batch') return batchResource;
     if (path === '' || path === '$metadata') return isWriteMethod ? unknownResource('odata', true) : documentResource;
     const end = path.search(/[(/]/);
     const first = decode(end < 0 ? path : path.slice(0, end));
@@ -153,7 +170,7 @@ export function createResourceClassifier(model: Model, paths: FacePaths = DEFAUL
     if (set !== undefined) return setResource('odata', set, isWriteMethod, readsAll, end >= 0 && path.indexOf('/', end) >= 0);
     const fn = functionsByName.get(first) ?? functionsByLowerName.get(first.toLowerCase());
     if (fn !== undefined) return functionResource('odata', fn, readsAll);
-    // `$batch` and anything unknown: a write may touch every set, a read may depend on every set.
+    // Anything unknown: a write may touch every set, a read may depend on every set.
     return unknownResource('odata', isWriteMethod);
   }
 

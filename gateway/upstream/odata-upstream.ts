@@ -3,6 +3,7 @@
 // that says whose it is), sends it through the one upstream client, and reads the answer with the
 // profile's codec; an error answer becomes the upstream's problem, an unreadable one a 502. The
 // caller's key is written into the request by the dispatcher's credential policy, not here.
+import { DATE_TIME_OFFSETS_HEADER } from '../../odata/wall-clock.js';
 import type { EdmRecord } from '../../odata/edm.js';
 import { ODataError } from '../../odata/errors.js';
 import type { EntitySet, FunctionImport } from '../../odata/model.js';
@@ -94,6 +95,9 @@ export class ODataUpstream {
       accept: this.codec.accept,
       'maxdataserviceversion': '2.0',
       'user-agent': USER_AGENT,
+      // Every Edm.DateTime as its instant and offset, where the upstream can (timegate's service):
+      // RFC 3339 needs the offset, and wall-clock digits alone are ambiguous in a repeated hour.
+      [DATE_TIME_OFFSETS_HEADER]: '1',
     };
     if (call.body !== undefined) headers['content-type'] = this.codec.contentType;
     if (context.ifMatch !== undefined) headers['if-match'] = context.ifMatch;

@@ -10,6 +10,7 @@ import { readCollection, readEntity, readLinks, readProperty } from './read-hand
 import type { RequestTarget } from './request-target.js';
 import type { RequestBody } from './write-handlers.js';
 import { createEntity, deleteEntity, updateEntity } from './write-handlers.js';
+import { dateTimeShower, filterAsInstants } from './wall-clock-edge.js';
 
 export type Intent = 'read' | 'write';
 
@@ -74,7 +75,20 @@ export async function handleRequest<C>(
     // HEAD must be safe, and StartStopWatch is a GET that is not.
     throw notAllowed(method, path);
   }
-  const op: Operation<C> = { parts, target, caller: await authenticate(reading ? 'read' : 'write') };
+  const caller = await authenticate(reading ? 'read' : 'write');
+  const wallClock = parts.dataSource.wallClock?.(caller);
+  // From here on, Edm.DateTime values of the request are instants and those of the response are
+  // put on the caller's wall clock (wall-clock-edge.ts).
+  const op: Operation<C> = {
+    parts,
+    caller,
+    wallClock,
+    target: {
+      ...target,
+      query: target.query.filter === undefined ? target.query : { ...target.query, filter: filterAsInstants(target.query.filter, wallClock) },
+      response: { ...target.response, showDateTime: dateTimeShower(wallClock, target.response.dateTimeOffsets === true) },
+    },
+  };
   switch (path.kind) {
     case 'functionImport':
       return invokeFunction(op, path.functionImport);

@@ -16,6 +16,8 @@ import { isEdmPrimitiveType } from '../../odata/model.js';
 import { createServiceDocumentWriter } from '../../odata/service-document.js';
 import { writeXmlLink, writeXmlLinks, writeXmlProperty } from '../../odata/xml-documents.js';
 import { xmlFormatter } from '../../odata/xml-values.js';
+import type { ShowDateTime } from './wall-clock-edge.js';
+import { expandedOnWallClock, recordOnWallClock, recordsOnWallClock, valueOnWallClock } from './wall-clock-edge.js';
 
 /** What a request asked for, as far as the representation goes. */
 export interface ResponseContext {
@@ -26,6 +28,10 @@ export interface ResponseContext {
   readonly format: string | undefined;
   /** `$callback`: JSONP. A callback without `$format` asks for JSON (script tags send no Accept). */
   readonly callback: string | undefined;
+  /** How Edm.DateTime values are written (wall-clock-edge.ts; set once the caller is known). */
+  readonly showDateTime?: ShowDateTime | undefined;
+  /** The client sent DATE_TIME_OFFSETS_HEADER: instants with their offsets instead of wall-clock digits. */
+  readonly dateTimeOffsets?: boolean;
 }
 
 export interface Representation {
@@ -69,17 +75,27 @@ export class Representations {
     return negotiate({ accept: ctx.accept, format, kind });
   }
 
-  entry(ctx: ResponseContext, set: EntitySet, record: EdmRecord, shape: EntryShape = {}): Representation {
+  entry(ctx: ResponseContext, set: EntitySet, stored: EdmRecord, shape: EntryShape = {}): Representation {
     const contentType = this.contentType(ctx, 'entry');
-    const options = { serviceRoot: ctx.serviceRoot, select: shape.select, expanded: shape.expanded };
+    const record = recordOnWallClock(stored, ctx.showDateTime);
+    const options = { serviceRoot: ctx.serviceRoot, select: shape.select, expanded: expandedOnWallClock(shape.expanded, ctx.showDateTime) };
     return isJson(contentType)
       ? this.json(ctx, contentType, this.writerOf(this.jsonWriters, set).entry(record, options))
       : { contentType, body: this.writerOf(this.atomWriters, set).entry(record, options) };
   }
 
-  feed(ctx: ResponseContext, set: EntitySet, records: readonly EdmRecord[], shape: FeedShape = {}): Representation {
+  feed(ctx: ResponseContext, set: EntitySet, stored: readonly EdmRecord[], shape: FeedShape = {}): Representation {
     const contentType = this.contentType(ctx, 'feed');
-    const options = { serviceRoot: ctx.serviceRoot, ...shape };
+    const show = ctx.showDateTime;
+    const records = recordsOnWallClock(stored, show);
+    const expanded = shape.expanded;
+    const options = {
+      serviceRoot: ctx.serviceRoot,
+      ...shape,
+      ...(expanded === undefined || show === undefined
+        ? {}
+        : { expanded: (record: EdmRecord, i: number) => expandedOnWallClock(expanded(record, i), show) }),
+    };
     if (!isJson(contentType)) return { contentType, body: this.writerOf(this.atomWriters, set).feedBytes(records, options) };
     const writer = this.writerOf(this.jsonWriters, set);
     // JSONP wraps the text; a plain JSON page goes out as the bytes the writer encoded.
@@ -88,15 +104,17 @@ export class Representations {
       : this.json(ctx, contentType, writer.feed(records, options));
   }
 
-  property(ctx: ResponseContext, property: Property, value: EdmValue | EdmRecord): Representation {
+  property(ctx: ResponseContext, property: Property, stored: EdmValue | EdmRecord): Representation {
     const contentType = this.contentType(ctx, 'property');
+    const value = valueOnWallClock(stored, ctx.showDateTime);
     return isJson(contentType)
       ? this.json(ctx, contentType, writeJsonProperty(this.index, property, value))
       : { contentType, body: writeXmlProperty(this.index, property, value) };
   }
 
   /** `$value` of a primitive property: its text, as in XML but unescaped. */
-  value(ctx: ResponseContext, property: Property, value: EdmValue): Representation {
+  value(ctx: ResponseContext, property: Property, stored: EdmValue): Representation {
+    const value = valueOnWallClock(stored, ctx.showDateTime) as EdmValue;
     const binary = property.type === 'Edm.Binary';
     const contentType = negotiate({ accept: ctx.accept, kind: 'value', binary });
     if (!isEdmPrimitiveType(property.type)) throw new TypeError(`$value of complex property ${property.name}`);
@@ -121,8 +139,9 @@ export class Representations {
   }
 
   /** A function import's complex or primitive result (entity results are entries and feeds). */
-  functionResult(ctx: ResponseContext, fn: FunctionImport, value: EdmValue | EdmRecord): Representation {
+  functionResult(ctx: ResponseContext, fn: FunctionImport, stored: EdmValue | EdmRecord): Representation {
     const contentType = this.contentType(ctx, 'property');
+    const value = valueOnWallClock(stored, ctx.showDateTime);
     if (isJson(contentType)) return this.json(ctx, contentType, writeJsonFunctionResult(this.index, fn, value));
     const type = fn.returnType ?? 'Edm.String';
     return { contentType, body: writeXmlProperty(this.index, { name: fn.name, type, precision: undefined }, value) };

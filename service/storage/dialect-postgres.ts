@@ -84,8 +84,8 @@ const postgresFunctions: SqlFunctions = {
   param: (value, type) => sql`cast(${value} as ${sql.raw(CASTS[type])})`,
   position: (text, needle) => sql`strpos(${text}, ${needle})`,
   length: (text) => sql`char_length(${text})`,
-  datePart: (part, epochMs) =>
-    sql`cast(floor(extract(${sql.raw(part)} from to_timestamp(${epochMs} / 1000.0) at time zone 'UTC')) as integer)`,
+  datePart: (part, epochMs, timeZone) =>
+    sql`cast(floor(extract(${sql.raw(part)} from to_timestamp(${epochMs} / 1000.0) at time zone cast(${timeZone} as text))) as integer)`,
   isDistinct: (left, right) => sql`(${left} is distinct from ${right})`,
   binaryCollation: (text) => sql`(${text} collate "C")`,
   lowerCase: (text) => sql`lower(${text})`,

@@ -40,8 +40,8 @@ export interface SqlFunctions {
   position(text: Sql, needle: Sql): Sql;
   /** Length of a text in characters. */
   length(text: Sql): Sql;
-  /** A calendar field (UTC) of an epoch-milliseconds value, as an integer. */
-  datePart(part: DatePart, epochMs: Sql): Sql;
+  /** A calendar field of an epoch-milliseconds value on the wall clock of an IANA zone, as an integer. */
+  datePart(part: DatePart, epochMs: Sql, timeZone: string): Sql;
   /** Null-safe inequality: true when exactly one side is null or both differ. */
   isDistinct(left: Sql, right: Sql): Sql;
   /** Text compared and sorted by code point, as on the other database. */
