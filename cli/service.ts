@@ -29,6 +29,7 @@ ${DB_HELP}
                       how long a checked API key is trusted before it is checked again; a
                       revoked key stops working at most this much later (default ${DEFAULT_SERVICE_CONFIG.authCacheTtlMs}; 0 = every request)
   --trust-proxy       believe X-Forwarded-Proto/-Host (behind a proxy)
+  --require-if-match  updates and deletes must send If-Match with the entity's ETag (or *); without it they get 428
   --log-level <level> fatal, error, warn, info, debug, trace or silent (default ${DEFAULT_SERVICE_CONFIG.logLevel})
   -h, --help          show this help`;
 
@@ -49,6 +50,7 @@ export function serviceConfigFrom(args: readonly string[], env: NodeJS.ProcessEn
       'api-key-header': { type: 'string', multiple: true },
       'auth-cache-ttl': { type: 'string' },
       'trust-proxy': { type: 'boolean', default: false },
+      'require-if-match': { type: 'boolean', default: false },
       'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -73,6 +75,7 @@ export function serviceConfigFrom(args: readonly string[], env: NodeJS.ProcessEn
     apiKeyHeaderAliases: values['api-key-header'] ?? [],
     authCacheTtlMs: integerOption('auth-cache-ttl', values['auth-cache-ttl'], DEFAULT_SERVICE_CONFIG.authCacheTtlMs, 0, 3_600_000),
     trustProxy: values['trust-proxy'],
+    requireIfMatch: values['require-if-match'],
     logLevel,
   };
 }

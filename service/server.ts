@@ -102,6 +102,7 @@ export function buildService(config: ServiceConfig, database: DatabaseHandle, op
     batchLimits: { maxBytes: config.batchMaxBytes, maxOperations: config.batchMaxOperations },
     messages: dataSource.messages,
     authRealm: config.authRealm,
+    requireIfMatch: config.requireIfMatch,
   });
   return app;
 }

@@ -73,7 +73,7 @@ async function readBody(limits: BatchLimits, request: FastifyRequest): Promise<B
   if (declared > limits.maxBytes) throw new BatchLimitError(413, `the batch is larger than ${limits.maxBytes} bytes`);
   const reader = new BatchRequestReader(request.headers['content-type'], limits);
   const body = request.body;
-  if (typeof body === 'string') reader.push(Buffer.from(body, 'utf8'));
+  if (Buffer.isBuffer(body)) reader.push(body);
   else if (body instanceof Readable) await pushAll(body, reader);
   return reader.end();
 }
@@ -137,8 +137,9 @@ async function answerOf<C>(run: BatchRun<C>, parts: ServerParts<C>, operation: B
   const url = absolutePath(run.rootPath, operation.url, references);
   const target = parseRequestTarget({ url, protocol: run.protocol, host: run.host, accept: operation.headers.get('accept') }, run.rootPath, parts.index, run.queryLimits);
   const method = effectiveMethod(operation.method, operation.headers.get('x-http-method'));
-  const body = { contentType: operation.headers.get('content-type'), text: operation.body.length === 0 ? undefined : operation.body.toString('utf8') };
-  const result = await handleRequest(parts, target, method, body, run.authenticate);
+  const body = { contentType: operation.headers.get('content-type'), bytes: operation.body.length === 0 ? undefined : operation.body };
+  const preconditions = { ifMatch: operation.headers.get('if-match'), ifNoneMatch: operation.headers.get('if-none-match') };
+  const result = await handleRequest(parts, target, method, body, preconditions, run.authenticate);
   if (references !== undefined && operation.contentId !== undefined) {
     const location = result.headers?.location;
     const root = target.response.serviceRoot;

@@ -65,3 +65,21 @@ export class NotImplementedError extends ServiceError {
     super(501, 'NOT_IMPLEMENTED', message);
   }
 }
+
+/** The entity changed since the client read the ETag its If-Match names: nothing was written. */
+export class PreconditionFailedError extends ServiceError {
+  override readonly name = 'PreconditionFailedError';
+  constructor() {
+    super(412, 'PRECONDITION_FAILED',
+      'Der Eintrag wurde inzwischen geändert (das ETag in If-Match ist nicht mehr aktuell); bitte neu lesen und die Änderung erneut anwenden.', 'de-DE');
+  }
+}
+
+/** A write without If-Match where the service requires one (--require-if-match). */
+export class PreconditionRequiredError extends ServiceError {
+  override readonly name = 'PreconditionRequiredError';
+  constructor() {
+    super(428, 'PRECONDITION_REQUIRED',
+      'Änderungen und Löschungen brauchen den Kopf If-Match mit dem ETag des gelesenen Eintrags (oder *).', 'de-DE');
+  }
+}

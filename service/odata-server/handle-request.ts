@@ -6,6 +6,7 @@ import { UriSyntaxError } from '../../odata/errors.js';
 import { BadRequestError, MethodNotAllowedError } from './errors.js';
 import { invokeFunction } from './function-imports.js';
 import type { HandlerResult, Operation, ServerParts } from './operation.js';
+import type { Preconditions } from './preconditions.js';
 import { readCollection, readEntity, readLinks, readProperty } from './read-handlers.js';
 import type { RequestTarget } from './request-target.js';
 import type { RequestBody } from './write-handlers.js';
@@ -55,6 +56,7 @@ export async function handleRequest<C>(
   target: RequestTarget,
   method: Method,
   body: RequestBody,
+  preconditions: Preconditions,
   authenticate: (intent: Intent) => Promise<C>,
 ): Promise<HandlerResult> {
   const { path } = target;
@@ -74,7 +76,7 @@ export async function handleRequest<C>(
     // HEAD must be safe, and StartStopWatch is a GET that is not.
     throw notAllowed(method, path);
   }
-  const op: Operation<C> = { parts, target, caller: await authenticate(reading ? 'read' : 'write') };
+  const op: Operation<C> = { parts, target, preconditions, caller: await authenticate(reading ? 'read' : 'write') };
   switch (path.kind) {
     case 'functionImport':
       return invokeFunction(op, path.functionImport);

@@ -4,6 +4,7 @@
 import type { AtomWriter } from '../../odata/atom-writer.js';
 import { createAtomWriter } from '../../odata/atom-writer.js';
 import { negotiate } from '../../odata/content-negotiation.js';
+import { etagWriter } from '../../odata/etag.js';
 import type { ResponseKind } from '../../odata/content-negotiation.js';
 import type { EdmRecord, EdmValue } from '../../odata/edm.js';
 import { JSONP_CONTENT_TYPE, writeJsonFunctionResult, writeJsonLink, writeJsonLinks, writeJsonProperty, wrapJsonp } from '../../odata/json-documents.js';
@@ -51,6 +52,8 @@ const isJson = (contentType: string) => contentType.startsWith('application/json
 export class Representations {
   private readonly jsonWriters = new Map<EntitySet, JsonWriter>();
   private readonly atomWriters = new Map<EntitySet, AtomWriter>();
+  /** The ETag of entities of each set that has one (its type declares concurrency properties). */
+  private readonly etags = new Map<EntitySet, (record: EdmRecord) => string>();
   private readonly serviceDocument: (serviceRoot: string) => string;
   /** `$metadata` by service root (its self link names the root the client used). */
   private readonly metadataDocuments = new Map<string, string>();
@@ -59,6 +62,8 @@ export class Representations {
     for (const set of index.model.entitySets) {
       this.jsonWriters.set(set, createJsonWriter(index, set));
       this.atomWriters.set(set, createAtomWriter(index, set));
+      const etag = etagWriter(index.typeOfSet(set));
+      if (etag !== undefined) this.etags.set(set, etag);
     }
     this.serviceDocument = createServiceDocumentWriter(index.model);
   }
@@ -69,9 +74,14 @@ export class Representations {
     return negotiate({ accept: ctx.accept, format, kind });
   }
 
+  /** The entity's ETag (`W/"3"`), or undefined when its set has none. */
+  etagOf(set: EntitySet, record: EdmRecord): string | undefined {
+    return this.etags.get(set)?.(record);
+  }
+
   entry(ctx: ResponseContext, set: EntitySet, record: EdmRecord, shape: EntryShape = {}): Representation {
     const contentType = this.contentType(ctx, 'entry');
-    const options = { serviceRoot: ctx.serviceRoot, select: shape.select, expanded: shape.expanded };
+    const options = { serviceRoot: ctx.serviceRoot, select: shape.select, expanded: shape.expanded, etag: this.etagOf(set, record) };
     return isJson(contentType)
       ? this.json(ctx, contentType, this.writerOf(this.jsonWriters, set).entry(record, options))
       : { contentType, body: this.writerOf(this.atomWriters, set).entry(record, options) };
@@ -79,7 +89,7 @@ export class Representations {
 
   feed(ctx: ResponseContext, set: EntitySet, records: readonly EdmRecord[], shape: FeedShape = {}): Representation {
     const contentType = this.contentType(ctx, 'feed');
-    const options = { serviceRoot: ctx.serviceRoot, ...shape };
+    const options = { serviceRoot: ctx.serviceRoot, ...shape, etag: this.etags.get(set) };
     if (!isJson(contentType)) return { contentType, body: this.writerOf(this.atomWriters, set).feedBytes(records, options) };
     const writer = this.writerOf(this.jsonWriters, set);
     // JSONP wraps the text; a plain JSON page goes out as the bytes the writer encoded.

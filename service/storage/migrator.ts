@@ -7,6 +7,7 @@ import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import type { DialectName } from './dialect.js';
 import { initialSchema } from './migrations/001-initial.js';
 import { deletedEntryOwner } from './migrations/002-deleted-entry-owner.js';
+import { rowVersions } from './migrations/003-row-versions.js';
 import { MigrationFailedError } from './storage-errors.js';
 import type { Database } from './schema.js';
 
@@ -14,6 +15,7 @@ import type { Database } from './schema.js';
 const MIGRATIONS: ReadonlyArray<readonly [name: string, create: (dialect: DialectName) => Migration]> = [
   ['001-initial', initialSchema],
   ['002-deleted-entry-owner', deletedEntryOwner],
+  ['003-row-versions', rowVersions],
 ];
 
 export function migrationProvider(dialect: DialectName): MigrationProvider {
