@@ -6,6 +6,8 @@
 // loads from this process on core 1; the upstream (the real service on SQLite, in this process)
 // is only asked once per cached URL. Rounds alternate the runs; a ratio is the median of the
 // per-round ratios, so a burst of noise on the shared machine spoils one round, not the result.
+// With TG_BENCH_BASELINE_TREE (baseline-tree.ts) the other checkout's gateway serves the same
+// hits in the same rounds, compared by req/s and by the gateway's CPU per response.
 import { fileURLToPath } from 'node:url';
 import { testDatabases } from '../test/helpers/databases.js';
 import { startTestService } from '../test/helpers/service.js';
@@ -13,6 +15,7 @@ import type { LoadRequest, LoadResult, RunningServer } from './http-load.js';
 import { load, pinThisProcess, startBaselineServer, startPinnedServer } from './http-load.js';
 import { formatRate, formatRatio, formatTarget, markdownTable, median } from './report.js';
 import type { BenchSuite } from './suite.js';
+import { BASELINE_TREE, baselineFile } from './baseline-tree.js';
 
 const CONNECTIONS = 10;
 const ROUNDS = 5;
@@ -52,16 +55,16 @@ async function cachedBytes(origin: string, request: LoadRequest): Promise<{ body
   return { body, contentType: hit.headers.get('content-type') ?? fail('no content type') };
 }
 
-function startGatewayServer(upstreamRoot: string, limit: string | undefined): Promise<RunningServer> {
+function startGatewayServer(upstreamRoot: string, limit: string | undefined, timegate = TIMEGATE): Promise<RunningServer> {
   return startPinnedServer(SERVER_CORE, (port) => [
-    TIMEGATE, 'gateway', '--upstream', upstreamRoot, '--port', String(port), '--log-level', 'silent', '--cache-ttl', '1h',
+    timegate, 'gateway', '--upstream', upstreamRoot, '--port', String(port), '--log-level', 'silent', '--cache-ttl', '1h',
     ...(limit === undefined ? [] : ['--rate-limit', limit]),
   ]);
 }
 
 async function measureRuns(runs: readonly Run[]): Promise<Map<string, LoadResult[]>> {
   const results = new Map(runs.map((run) => [run.name, [] as LoadResult[]]));
-  const options = (run: Run) => ({ origin: run.server.origin, requests: [run.request], connections: CONNECTIONS });
+  const options = (run: Run) => ({ origin: run.server.origin, requests: [run.request], connections: CONNECTIONS, serverPid: run.server.pid });
   for (const run of runs) await load({ ...options(run), durationSeconds: WARMUP_SECONDS });
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? runs : [...runs].reverse();
@@ -82,10 +85,12 @@ function report(runs: readonly Run[], results: Map<string, LoadResult[]>, compar
   );
   console.log(
     markdownTable(
-      ['run', 'req/s', 'p50 ms', 'p99 ms'],
+      ['run', 'req/s', 'p50 ms', 'p99 ms', 'server CPU µs/response (rounds)'],
       runs.map((run) => {
         const rounds = of(run.name);
-        return [run.name, formatRate(median(rounds.map((r) => r.requestsPerSecond))), median(rounds.map((r) => r.p50Ms)).toFixed(2), median(rounds.map((r) => r.p99Ms)).toFixed(2)];
+        const cpu = rounds.map((r) => (r.serverCpuMsPerRequest ?? NaN) * 1000);
+        return [run.name, formatRate(median(rounds.map((r) => r.requestsPerSecond))), median(rounds.map((r) => r.p50Ms)).toFixed(2), median(rounds.map((r) => r.p99Ms)).toFixed(2),
+          `${median(cpu).toFixed(0)} (${cpu.map((c) => c.toFixed(0)).join(' ')})`];
       }),
     ),
   );
@@ -131,12 +136,23 @@ export const gatewayCache: BenchSuite = {
       const odataBaseline = await startBaselineServer(SERVER_CORE, odataBytes.body, odataBytes.contentType);
       servers.push(odataBaseline);
 
+      const before = BASELINE_TREE === undefined ? undefined : await startGatewayServer(service.root, undefined, baselineFile(BASELINE_TREE, 'bin/timegate.js'));
+      if (before !== undefined) {
+        servers.push(before);
+        await cachedBytes(before.origin, rest);
+        await cachedBytes(before.origin, odata);
+      }
+
       const runs: Run[] = [
         { name: 'REST cache hit (time entries, list)', server: plain, request: rest },
         { name: 'baseline: bare Fastify, REST bytes', server: restBaseline, request: rest },
         { name: 'OData cache hit (TimeEntries, JSON page)', server: plain, request: odata },
         { name: 'baseline: bare Fastify, OData bytes', server: odataBaseline, request: odata },
         { name: 'REST cache hit, rate-limited', server: limited, request: rest },
+        ...(before === undefined ? [] : [
+          { name: `REST cache hit, gateway of ${BASELINE_TREE}`, server: before, request: rest },
+          { name: `OData cache hit, gateway of ${BASELINE_TREE}`, server: before, request: odata },
+        ]),
       ];
       console.log(`REST body ${restBytes.body.length} bytes, OData body ${odataBytes.body.length} bytes; upstream: timegate service on SQLite (demo account)`);
       const results = await measureRuns(runs);
@@ -144,6 +160,10 @@ export const gatewayCache: BenchSuite = {
         { name: 'REST cache hit / bare Fastify', ours: runs[0]!.name, baseline: runs[1]!.name, target: 0.5 },
         { name: 'OData cache hit / bare Fastify', ours: runs[2]!.name, baseline: runs[3]!.name, target: 0.5 },
         { name: 'rate-limited / unlimited (same route)', ours: runs[4]!.name, baseline: runs[0]!.name, target: 0.8 },
+        ...(before === undefined ? [] : [
+          { name: 'REST cache hit: this tree / baseline tree', ours: runs[0]!.name, baseline: runs[5]!.name, target: 0.9 },
+          { name: 'OData cache hit: this tree / baseline tree', ours: runs[2]!.name, baseline: runs[6]!.name, target: 0.9 },
+        ]),
       ]);
     } finally {
       await Promise.all(servers.map((server) => server.stop()));

@@ -13,6 +13,7 @@ const USAGE = `Usage: timegate admin <action> [options]
 
 Actions:
   create-account --name <company> --admin-email <email> [--admin-first-name F] [--admin-last-name L]
+                 [--time-zone Z]  the IANA zone of its wall-clock times (default: this host's)
   create-user    --account <id> --email <email> --first-name <F> --last-name <L> --role admin|user
   new-key        --user <id>        issue one more API key for the user
   revoke-key     --user <id>        revoke every API key of the user
@@ -33,6 +34,7 @@ const ACTIONS: Readonly<Record<string, Action>> = {
     adminEmail: requiredOption('admin-email', v['admin-email']),
     ...(v['admin-first-name'] === undefined ? {} : { adminFirstName: v['admin-first-name'] }),
     ...(v['admin-last-name'] === undefined ? {} : { adminLastName: v['admin-last-name'] }),
+    ...(v['time-zone'] === undefined ? {} : { timeZone: v['time-zone'] }),
   }),
   'create-user': (db, v) => createUser(db, {
     accountId: integerOption('account', requiredOption('account', v.account), 0, 1, MAX_ID),
@@ -55,7 +57,7 @@ async function run(args: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...args],
     options: {
-      name: text, 'admin-email': text, 'admin-first-name': text, 'admin-last-name': text, account: text, email: text,
+      name: text, 'admin-email': text, 'admin-first-name': text, 'admin-last-name': text, 'time-zone': text, account: text, email: text,
       'first-name': text, 'last-name': text, role: text, user: text, db: text,
       help: { type: 'boolean', short: 'h', default: false },
     },

@@ -12,7 +12,7 @@ import { UsageError } from './command.js';
 import type { Command } from './command.js';
 import { EDGE_OPTIONS, EDGE_USAGE, edgeConfig } from './edge-options.js';
 import { untilSignal } from './lifecycle.js';
-import { integerOption } from './options.js';
+import { integerOption, listening } from './options.js';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DEFAULT_MODEL = `${PACKAGE_ROOT}generated`;
@@ -175,7 +175,9 @@ async function run(args: readonly string[]): Promise<number> {
   // The gateway (Fastify, undici, the edge features) is loaded only to run it, so every other
   // command and every refused command line answer quickly.
   const { startGateway } = await import('../gateway/start.js');
-  const gateway = await startGateway(commandLine.config, await gatewayArtefacts(commandLine.model));
+  const { config } = commandLine;
+  const options = new Map([[config.port, '--port'], ...(config.ops.adminPort === undefined ? [] : [[config.ops.adminPort, '--admin-port'] as const])]);
+  const gateway = await listening(startGateway(config, await gatewayArtefacts(commandLine.model)), options);
   gateway.app.log.info({ rest: gateway.restRoot, docs: gateway.docsUrl, ...(gateway.adminOrigin === undefined ? {} : { admin: gateway.adminOrigin }) }, 'timegate gateway listening');
   return untilSignal(() => gateway.close(), (line) => gateway.app.log.info(line));
 }

@@ -17,14 +17,18 @@ ${COMMANDS.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`).join('\n')}
 
 Run timegate <command> --help for the options of a command.`;
 
-/** Known failures are one line; anything else is a bug, whose stack is shown only with DEBUG set. */
+/**
+ * Known failures are one line. Any other message is printed whole, since its later lines may hold
+ * the remedy (better-sqlite3 built for another Node says to rebuild it there); the stack only with
+ * DEBUG set.
+ */
 function report(prefix: string, error: unknown): number {
   if (error instanceof UsageError || isParseArgsError(error)) {
     process.stderr.write(`${prefix}: ${error.message} (see ${prefix} --help)\n`);
     return 2;
   }
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`${prefix}: ${message.split('\n', 1)[0]}\n`);
+  process.stderr.write(`${prefix}: ${message.trimEnd()}\n`);
   if (process.env.DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
   return 1;
 }

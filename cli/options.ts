@@ -21,3 +21,15 @@ export function databaseOption(value: string | undefined, env: NodeJS.ProcessEnv
 
 /** The `--db` option as every database-using subcommand documents it. */
 export const DB_HELP = '  --db <file|url>     SQLite file or postgres:// URL (default: $DATABASE_URL, else ./data/timegate.sqlite)';
+
+/** Awaits a program's start; a port another process holds is named by the option that moves it. */
+export async function listening<T>(start: Promise<T>, optionOfPort: ReadonlyMap<number, string>): Promise<T> {
+  try {
+    return await start;
+  } catch (error) {
+    const { code, port } = error as { code?: unknown; port?: unknown };
+    if (code !== 'EADDRINUSE' || typeof port !== 'number') throw error;
+    const option = optionOfPort.get(port);
+    throw new Error(`port ${port} is already in use${option === undefined ? '' : `: choose another with ${option}`}`, { cause: error });
+  }
+}

@@ -6,7 +6,7 @@ import { startService } from '../service/start.js';
 import { UsageError } from './command.js';
 import type { Command } from './command.js';
 import { untilSignal } from './lifecycle.js';
-import { DB_HELP, databaseOption, integerOption } from './options.js';
+import { DB_HELP, databaseOption, integerOption, listening } from './options.js';
 
 const USAGE = `Usage: timegate service [options]
 
@@ -30,6 +30,9 @@ ${DB_HELP}
                       revoked key stops working at most this much later (default ${DEFAULT_SERVICE_CONFIG.authCacheTtlMs}; 0 = every request)
   --trust-proxy       believe X-Forwarded-Proto/-Host (behind a proxy)
   --require-if-match  updates and deletes must send If-Match with the entity's ETag (or *); without it they get 428
+  --admin-port <n>    serve /metrics (and /healthz, /readyz) on this port of --admin-host;
+                      the public port never serves /metrics
+  --admin-host <addr> address of the admin port (default ${DEFAULT_SERVICE_CONFIG.adminHost})
   --log-level <level> fatal, error, warn, info, debug, trace or silent (default ${DEFAULT_SERVICE_CONFIG.logLevel})
   -h, --help          show this help`;
 
@@ -51,6 +54,8 @@ export function serviceConfigFrom(args: readonly string[], env: NodeJS.ProcessEn
       'auth-cache-ttl': { type: 'string' },
       'trust-proxy': { type: 'boolean', default: false },
       'require-if-match': { type: 'boolean', default: false },
+      'admin-port': { type: 'string' },
+      'admin-host': { type: 'string' },
       'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -77,6 +82,8 @@ export function serviceConfigFrom(args: readonly string[], env: NodeJS.ProcessEn
     trustProxy: values['trust-proxy'],
     requireIfMatch: values['require-if-match'],
     logLevel,
+    adminPort: values['admin-port'] === undefined ? undefined : integerOption('admin-port', values['admin-port'], 0, 0, 65535),
+    adminHost: values['admin-host'] ?? DEFAULT_SERVICE_CONFIG.adminHost,
   };
 }
 
@@ -86,8 +93,10 @@ async function run(args: readonly string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const service = await startService(config);
-  service.app.log.info({ root: service.root, database: service.database.location }, 'timegate service listening');
+  const options = new Map([[config.port, '--port'], ...(config.adminPort === undefined ? [] : [[config.adminPort, '--admin-port'] as const])]);
+  const service = await listening(startService(config), options);
+  const admin = service.adminOrigin === undefined ? {} : { admin: service.adminOrigin };
+  service.app.log.info({ root: service.root, database: service.database.location, ...admin }, 'timegate service listening');
   return untilSignal(() => service.close(), (line) => service.app.log.info(line));
 }
 

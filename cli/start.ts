@@ -18,7 +18,7 @@ import type { RunningGateway } from '../gateway/start.js';
 import { gatewayArtefacts } from './gateway.js';
 import type { Command } from './command.js';
 import { untilSignal } from './lifecycle.js';
-import { integerOption } from './options.js';
+import { integerOption, listening } from './options.js';
 
 const GENERATED_DIR = fileURLToPath(new URL('../generated', import.meta.url));
 
@@ -96,26 +96,28 @@ async function run(args: readonly string[]): Promise<number> {
   const keysFile = join(dirname(file), 'demo-keys.json');
   const database = await openDatabase(file);
   const users = await demoUsers(keysFile, await seedDemoAccount(database.db));
-  const service = await startService({
+  const servicePort = integerOption('port', values.port, DEFAULT_SERVICE_CONFIG.port, 0, 65535);
+  const gatewayPort = integerOption('gateway-port', values['gateway-port'], DEFAULT_GATEWAY_CONFIG.port, 0, 65535);
+  const service = await listening(startService({
     ...DEFAULT_SERVICE_CONFIG,
-    port: integerOption('port', values.port, DEFAULT_SERVICE_CONFIG.port, 0, 65535),
+    port: servicePort,
     logLevel: values['log-level'] ?? 'warn',
     // Behind the embedded gateway: the service writes the gateway's root into its answers (from
     // the X-Forwarded-Host/-Proto the gateway sends), so the passthrough has nothing to rewrite.
     // It listens on loopback, so the only peers it believes are local ones.
     trustProxy: true,
-  }, { database });
+  }, { database }), new Map([[servicePort, '--port']]));
   let gateway: RunningGateway;
   try {
     const { startGateway } = await import('../gateway/start.js');
-    gateway = await startGateway(
+    gateway = await listening(startGateway(
       gatewayConfig({
-        port: integerOption('gateway-port', values['gateway-port'], DEFAULT_GATEWAY_CONFIG.port, 0, 65535),
+        port: gatewayPort,
         logLevel: values['log-level'] ?? 'warn',
         upstream: { url: service.root },
       }),
       await gatewayArtefacts(GENERATED_DIR),
-    );
+    ), new Map([[gatewayPort, '--gateway-port']]));
   } catch (error) {
     await service.close();
     throw error;

@@ -176,7 +176,8 @@ export class UpstreamError extends GatewayError {
     /** The upstream's error code, when it gave one. */
     readonly upstreamCode: string | undefined,
   ) {
-    super(status, status >= 500 ? 'upstream-failure' : 'upstream-refusal', title, detail);
+    // A 412 is the same problem whichever side compared the ETags (entity-replies.ts).
+    super(status, status === 412 ? 'precondition-failed' : status >= 500 ? 'upstream-failure' : 'upstream-refusal', title, detail);
   }
 }
 

@@ -67,7 +67,8 @@ function loggerOptions(config: GatewayConfig) {
 }
 
 export function buildGateway(config: GatewayConfig, artefacts: GatewayArtefacts, options: BuildGatewayOptions = {}): FastifyInstance {
-  const logger = options.logger ?? true;
+  // Silent is no logger at all: pino at level silent still made a child logger per request.
+  const logger = config.logLevel === 'silent' ? false : (options.logger ?? true);
   const app = Fastify({
     logger: logger === false ? false : { ...loggerOptions(config), ...(typeof logger === 'object' ? { stream: logger.stream } : {}) },
     bodyLimit: config.bodyLimitBytes,

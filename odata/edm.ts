@@ -8,7 +8,11 @@
 //   Edm.Int64 Edm.Decimal                string, canonical decimal text (exact; no float loss)
 //   Edm.String                           string
 //   Edm.Guid                             string, lowercase 8-4-4-4-12
-//   Edm.DateTime                         Date (a UTC instant, millisecond precision)
+//   Edm.DateTime                         Date: the wall-clock time, its digits read as UTC
+//                                        (millisecond precision); a value read with an offset
+//                                        (`/Date(ms+0060)/`, ISO 8601 with `Z` or `+01:00`)
+//                                        is a DateTimeOffsetValue of its instant instead, for
+//                                        the server to put on its wall clock (wall-clock.ts)
 //   Edm.DateTimeOffset                   DateTimeOffsetValue (instant + original offset)
 //   Edm.Time                             TimeValue (a duration, milliseconds)
 //   Edm.Binary                           Uint8Array

@@ -89,8 +89,11 @@ export function primitiveEncoder(type: EdmPrimitiveType, name: string): JsonEnco
     case 'Edm.DateTime':
       return (v) => {
         if (v == null) return 'null';
-        if (!(v instanceof Date) || Number.isNaN(v.getTime())) return fail(v);
-        return `"\\/Date(${millisecondsText(v.getTime())})\\/"`;
+        if (v instanceof Date && !Number.isNaN(v.getTime())) return `"\\/Date(${millisecondsText(v.getTime())})\\/"`;
+        // An instant with its offset, for a reader that asked for them (as ODataLib writes it).
+        const dto = v as DateTimeOffsetValue;
+        if (dto.kind !== 'DateTimeOffset' || Number.isNaN(dto.date.getTime())) return fail(v);
+        return `"\\/Date(${millisecondsText(dto.date.getTime())}${offsetSuffix(dto.offsetMinutes)})\\/"`;
       };
     case 'Edm.DateTimeOffset':
       return (v) => {
@@ -276,7 +279,9 @@ export function primitiveDecoder(type: EdmPrimitiveType, name: string): JsonDeco
     case 'Edm.DateTime':
       return (raw) => {
         if (raw === null) return null;
-        return (typeof raw === 'string' ? parseJsonDate(raw)?.date : undefined) ?? fail(raw);
+        const parsed = typeof raw === 'string' ? parseJsonDate(raw) : undefined;
+        if (parsed === undefined) return fail(raw);
+        return parsed.offsetMinutes === undefined ? parsed.date : dateTimeOffset(parsed.date, parsed.offsetMinutes);
       };
     case 'Edm.DateTimeOffset':
       return (raw) => {

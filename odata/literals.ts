@@ -6,6 +6,7 @@
 //
 // Scanned by hand (no regular expressions), so no input can make them backtrack.
 import type { EdmValue, DateTimeOffsetValue, TimeValue } from './edm.js';
+import { dateTimeOffset } from './edm.js';
 import type { EdmPrimitiveType } from './model.js';
 import {
   formatDateTime,
@@ -154,14 +155,13 @@ function parseHex(text: string, body: string): Uint8Array {
   return bytes;
 }
 
-// V2 datetime literals carry no offset; a trailing `Z` (UTC, which every DateTime is here) is
-// tolerated because common clients send it.
-function parseDateTimeLiteral(text: string, body: string): Date {
-  const plain = body.endsWith('Z') ? body.slice(0, -1) : body;
-  if (plain.charCodeAt(4) !== 45 || plain.includes('+') || plain.lastIndexOf('-') > 7) {
-    fail(text, 'expected yyyy-mm-ddThh:mm[:ss[.fffffff]]');
-  }
-  return parseIsoDateTime(plain)?.date ?? fail(text, 'expected yyyy-mm-ddThh:mm[:ss[.fffffff]]');
+// V2 datetime literals carry no offset: the digits are a wall-clock time. Some clients add an
+// offset (`Z`, `+01:00`); such a literal is the instant it names, a DateTimeOffsetValue, for the
+// server to put on its wall clock (odata/wall-clock.ts).
+function parseDateTimeLiteral(text: string, body: string): Date | DateTimeOffsetValue {
+  if (body.charCodeAt(4) !== 45) fail(text, 'expected yyyy-mm-ddThh:mm[:ss[.fffffff]]');
+  const parsed = parseIsoDateTime(body) ?? fail(text, 'expected yyyy-mm-ddThh:mm[:ss[.fffffff]]');
+  return parsed.offsetMinutes === undefined ? parsed.date : dateTimeOffset(parsed.date, parsed.offsetMinutes);
 }
 
 function parsePrefixed(text: string, quote: number): Literal {
@@ -318,7 +318,9 @@ export function formatLiteral(value: EdmValue, type: EdmPrimitiveType): string {
     case 'Edm.Guid':
       return typeof value === 'string' ? `guid'${value}'` : wrong(value, type);
     case 'Edm.DateTime':
-      return value instanceof Date ? `datetime'${formatDateTime(value)}'` : wrong(value, type);
+      if (value instanceof Date) return `datetime'${formatDateTime(value)}'`;
+      // An instant for a DateTime: the offset written, for the server to convert.
+      return isKind<DateTimeOffsetValue>(value, 'DateTimeOffset') ? `datetime'${formatDateTimeOffset(value)}'` : wrong(value, type);
     case 'Edm.DateTimeOffset':
       return isKind<DateTimeOffsetValue>(value, 'DateTimeOffset')
         ? `datetimeoffset'${formatDateTimeOffset(value)}'`

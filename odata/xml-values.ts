@@ -162,8 +162,14 @@ export function xmlFormatter(type: EdmPrimitiveType, target: string, precision?:
     case 'Edm.String':
       return (v) => (typeof v === 'string' ? escapeXmlText(v, target) : fail(v));
     case 'Edm.DateTime':
-      return (v) =>
-        v instanceof Date && !Number.isNaN(v.getTime()) ? formatXmlDateTime(v, precision) : fail(v);
+      return (v) => {
+        if (v instanceof Date && !Number.isNaN(v.getTime())) return formatXmlDateTime(v, precision);
+        // An instant with its offset, for a reader that asked for them.
+        const dto = v as DateTimeOffsetValue | null;
+        return dto?.kind === 'DateTimeOffset' && !Number.isNaN(dto.date.getTime())
+          ? formatXmlDateTimeOffset(dto, precision)
+          : fail(v);
+      };
     case 'Edm.DateTimeOffset':
       return (v) => {
         const dto = v as DateTimeOffsetValue | null;
@@ -253,7 +259,10 @@ function textParser(type: EdmPrimitiveType, target: string): XmlParser {
     case 'Edm.String':
       return (t) => t;
     case 'Edm.DateTime':
-      return (t) => parseIsoDateTime(t)?.date ?? fail(t);
+      return (t) => {
+        const parsed = parseIsoDateTime(t) ?? fail(t);
+        return parsed.offsetMinutes === undefined ? parsed.date : dateTimeOffset(parsed.date, parsed.offsetMinutes);
+      };
     case 'Edm.DateTimeOffset':
       return (t) => {
         const parsed = parseIsoDateTime(t);

@@ -38,6 +38,9 @@ export interface ServiceConfig {
   readonly requireIfMatch: boolean;
   /** pino level: fatal, error, warn, info, debug, trace or silent. */
   readonly logLevel: string;
+  /** Port of the admin listener (/metrics, /healthz, /readyz); undefined: none. */
+  readonly adminPort: number | undefined;
+  readonly adminHost: string;
 }
 
 /** The service root below the host (service-api.md: `{base_url}` ends in `/V1/Api.svc`). */
@@ -60,4 +63,6 @@ export const DEFAULT_SERVICE_CONFIG: ServiceConfig = {
   trustProxy: false,
   requireIfMatch: false,
   logLevel: 'info',
+  adminPort: undefined,
+  adminHost: '127.0.0.1',
 };

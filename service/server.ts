@@ -1,10 +1,9 @@
 // The time-tracking service as a Fastify instance: the OData V2 service of the model at
-// /V1/Api.svc on the time-tracking data source, API keys, /healthz, request logs.
+// /V1/Api.svc on the time-tracking data source, API keys, health and metrics (ops/), request logs.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import Fastify from 'fastify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { sql } from 'kysely';
 import { model as timeTrackingModel } from '../generated/model.js';
 import { indexModel } from '../odata/model-index.js';
 import type { ServiceConfig } from './config.js';
@@ -14,6 +13,8 @@ import { DEFAULT_KEY_HEADER, credentialOf, redactApiKey } from './http/credentia
 import { sendClientError, sendFrameworkError } from './odata-server/error-handler.js';
 import { ForbiddenError, UnauthorizedError } from './odata-server/errors.js';
 import { registerODataService } from './odata-server/plugin.js';
+import { buildServiceAdmin, registerServiceOps } from './ops/ops-routes.js';
+import { createServiceMetrics } from './ops/service-metrics.js';
 import type { Intent } from './odata-server/plugin.js';
 import type { DatabaseHandle } from './storage/database.js';
 import type { Caller } from './timetracking/caller.js';
@@ -71,10 +72,16 @@ export function buildService(config: ServiceConfig, database: DatabaseHandle, op
   async function authenticate(request: FastifyRequest, intent: Intent): Promise<Caller> {
     const credential = credentialOf(request, headerNames);
     if (credential === undefined) {
-      throw new UnauthorizedError('an API key is required: send it as the X-ServiceApiKey header, as the password of HTTP Basic, as a Bearer token, or (reads only) as the ApiKey query parameter');
+      throw new UnauthorizedError({
+        de: 'Ein API-Schlüssel ist erforderlich: als Kopf X-ServiceApiKey, als Passwort von HTTP Basic, als Bearer-Token oder (nur zum Lesen) als Abfrageparameter ApiKey.',
+        en: 'An API key is required: send it as the X-ServiceApiKey header, as the password of HTTP Basic, as a Bearer token, or (reads only) as the ApiKey query parameter.',
+      });
     }
     if (intent === 'write' && credential.form === 'query') {
-      throw new ForbiddenError('the ApiKey query parameter grants read access only; send the key in a header to write');
+      throw new ForbiddenError({
+        de: 'Der Abfrageparameter ApiKey erlaubt nur Lesen; zum Schreiben den Schlüssel in einem Kopf senden.',
+        en: 'The ApiKey query parameter grants read access only; send the key in a header to write.',
+      });
     }
     return authenticator.callerFor(credential.key);
   }
@@ -83,13 +90,12 @@ export function buildService(config: ServiceConfig, database: DatabaseHandle, op
     reply.header('x-request-id', request.id);
   });
 
-  app.get('/healthz', async (_request, reply) => {
-    try {
-      await sql`select 1`.execute(database.db);
-      return reply.send({ status: 'ok', database: database.dialect.name });
-    } catch {
-      return reply.code(503).send({ status: 'unavailable', database: database.dialect.name });
-    }
+  const metrics = createServiceMetrics(timeTrackingModel, SERVICE_ROOT_PATH, database.poolStats);
+  registerServiceOps(app, database, metrics);
+  const admin = config.adminPort === undefined ? undefined : buildServiceAdmin(database, metrics);
+  app.decorate('adminServer', admin);
+  app.addHook('onClose', async () => {
+    await admin?.close();
   });
 
   const dataSource = new TimeTrackingDataSource(database, index);

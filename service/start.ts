@@ -15,6 +15,8 @@ export interface RunningService {
   readonly root: string;
   readonly app: FastifyInstance;
   readonly database: DatabaseHandle;
+  /** `http://host:port` of the admin listener (/metrics), when `adminPort` is set. */
+  readonly adminOrigin: string | undefined;
   /** Stops accepting, lets in-flight requests finish within the grace period, closes the database. */
   close(): Promise<void>;
 }
@@ -34,21 +36,31 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     };
     const app = buildService(config, database, { ...(tls === undefined ? {} : { tls }), ...(options.logger === undefined ? {} : { logger: options.logger }) });
     await app.listen({ host: config.host, port: config.port });
-    const address = app.server.address();
-    const port = address !== null && typeof address === 'object' ? address.port : config.port;
-    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-    const origin = `${tls === undefined ? 'http' : 'https'}://${host}:${port}`;
+    const origin = originOf(app, config.host, tls === undefined ? 'http' : 'https');
+    let adminOrigin: string | undefined;
+    if (app.adminServer !== undefined) {
+      await app.adminServer.listen({ host: config.adminHost, port: config.adminPort ?? 0 });
+      adminOrigin = originOf(app.adminServer, config.adminHost, 'http');
+    }
     return {
       origin,
       root: `${origin}${SERVICE_ROOT_PATH}`,
       app,
       database,
+      adminOrigin,
       close: () => closeGracefully(app, database, config.shutdownGraceMs),
     };
   } catch (error) {
     await database.close();
     throw error;
   }
+}
+
+function originOf(app: FastifyInstance, configuredHost: string, scheme: string): string {
+  const address = app.server.address();
+  const port = address !== null && typeof address === 'object' ? address.port : 0;
+  const host = configuredHost.includes(':') ? `[${configuredHost}]` : configuredHost;
+  return `${scheme}://${host}:${port}`;
 }
 
 async function closeGracefully(app: FastifyInstance, database: DatabaseHandle, graceMs: number): Promise<void> {

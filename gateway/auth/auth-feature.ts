@@ -15,7 +15,7 @@ import type { RequestCredential } from './request-credential.js';
 import { ANONYMOUS, requestCredential } from './request-credential.js';
 
 /** The gateway's own endpoints: they answer without a key. */
-const OPEN_PATHS = /^\/(?:healthz|readyz|metrics|openapi\.json|docs)(?:[/?]|$)/;
+const OPEN_PATHS = /^\/(?:(?:healthz|readyz|metrics|openapi\.json|docs)(?:[/?]|$)|(?:\?|$))/;
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 

@@ -20,8 +20,22 @@ export const ANONYMOUS: RequestCredential = { key: undefined, form: undefined, p
 /** Domain separation: these hashes are not interchangeable with any other hash of the key. */
 const DOMAIN = 'timegate-partition\0';
 
+/**
+ * The partitions of the keys seen lately, so a key is hashed once, not on every request: a
+ * SHA-256 (a Hash object, two updates, a digest) was the largest item of our own in the profile of
+ * an uncached relay (issue 30). Bounded: emptied when full, as a key is cheap to hash again.
+ */
+const partitions = new Map<string, string>();
+const MAX_REMEMBERED_KEYS = 10_000;
+
 export function partitionOf(key: string): string {
-  return `k:${createHash('sha256').update(DOMAIN).update(key).digest('base64url').slice(0, 32)}`;
+  let partition = partitions.get(key);
+  if (partition === undefined) {
+    partition = `k:${createHash('sha256').update(DOMAIN).update(key).digest('base64url').slice(0, 32)}`;
+    if (partitions.size >= MAX_REMEMBERED_KEYS) partitions.clear();
+    partitions.set(key, partition);
+  }
+  return partition;
 }
 
 export function requestCredential(key: string, form: ApiKeyForm): RequestCredential {

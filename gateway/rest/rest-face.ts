@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { describeRestSurface } from '../../codegen/rest-surface.js';
+import { DOCS_PATH, OPENAPI_PATH } from '../docs.js';
 import { MalformedBodyError } from '../errors.js';
 import type { GatewayParts } from '../features.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
@@ -68,4 +69,12 @@ export function registerRestFace(face: FastifyInstance, parts: GatewayParts, cli
   }
   for (const fn of surface.functions) registerFunctionRoute(face, ctx, fn);
   registerMethodRefusals(face, surface);
+  // The face's root, the address `timegate start` prints: what there is to call, and where it is described.
+  const links = {
+    openapi: OPENAPI_PATH,
+    ...(config.docs ? { docs: DOCS_PATH } : {}),
+    resources: surface.sets.map((resource) => `${ctx.basePath}${resource.collectionPath}`),
+    operations: surface.functions.map((fn) => `${ctx.basePath}${fn.path}`),
+  };
+  face.get('/', (_request, reply) => reply.send(links));
 }

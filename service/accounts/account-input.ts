@@ -1,5 +1,6 @@
 // Checks of what an operator types into `timegate admin ...`: pure functions that either return
 // the normalised value or throw an AccountAdminError naming the field.
+import { hostTimeZone, isTimeZone } from '../../odata/wall-clock.js';
 import { AccountAdminError } from './account-errors.js';
 import { ACCESS_RIGHTS } from '../storage/schema.js';
 import type { AccessRights } from '../storage/schema.js';
@@ -33,14 +34,10 @@ export function currency(value: string | undefined): string {
   return text;
 }
 
+/** An IANA zone the runtime knows; the host's zone when none is given. */
 export function timeZone(value: string | undefined): string {
-  const text = (value ?? 'Europe/Berlin').trim();
-  try {
-    // Throws RangeError for names the runtime's tz database does not know.
-    new Intl.DateTimeFormat('en', { timeZone: text });
-  } catch {
-    throw new AccountAdminError('invalid-input', `unknown IANA time zone: ${text}`);
-  }
+  const text = (value ?? hostTimeZone()).trim();
+  if (!isTimeZone(text)) throw new AccountAdminError('invalid-input', `unknown IANA time zone: ${text}`);
   if (text.length > 64) throw new AccountAdminError('invalid-input', 'time zone is longer than 64 characters');
   return text;
 }

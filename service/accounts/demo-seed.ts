@@ -35,6 +35,7 @@ export async function seedDemoAccount(db: Kysely<Database>, now: number = Date.n
 
     const account = await createAccount(trx, {
       name: 'Demo GmbH', adminEmail: 'alex.berger@demo.example', adminFirstName: 'Alex', adminLastName: 'Berger',
+      timeZone: 'Europe/Berlin',
     });
     const admin: DemoUser = { userId: account.userId, email: 'alex.berger@demo.example', name: 'Alex Berger', role: 'admin', apiKey: account.apiKey };
     const employees: DemoUser[] = [];

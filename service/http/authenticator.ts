@@ -19,9 +19,9 @@ export interface AuthenticatorOptions {
 }
 
 const REFUSALS = {
-  unknown: 'the API key is not valid',
-  revoked: 'the API key has been revoked',
-  'inactive-user': 'the user of this API key is inactive',
+  unknown: { de: 'Der API-Schlüssel ist ungültig.', en: 'The API key is not valid.' },
+  revoked: { de: 'Der API-Schlüssel wurde widerrufen.', en: 'The API key has been revoked.' },
+  'inactive-user': { de: 'Der Benutzer dieses API-Schlüssels ist inaktiv.', en: 'The user of this API key is inactive.' },
 } as const;
 
 export class Authenticator {
@@ -37,7 +37,7 @@ export class Authenticator {
     if (cached !== undefined) return cached;
     const result = await authenticate(this.db, key);
     if (!result.ok) throw new UnauthorizedError(REFUSALS[result.reason]);
-    const settings = await this.db.selectFrom('account_settings').select(['booking_close_date', 'hourly_rates_enabled'])
+    const settings = await this.db.selectFrom('account_settings').select(['booking_close_date', 'hourly_rates_enabled', 'time_zone'])
       .where('account_id', '=', result.accountId).executeTakeFirst();
     const caller: Caller = {
       accountId: result.accountId,
@@ -45,6 +45,7 @@ export class Authenticator {
       isAdmin: result.accessRights === ACCESS_RIGHTS.administrator,
       bookingCloseDate: settings?.booking_close_date ?? null,
       hourlyRatesEnabled: settings?.hourly_rates_enabled === 1,
+      timeZone: settings?.time_zone ?? 'UTC',
     };
     this.cache?.set(hash, caller);
     return caller;

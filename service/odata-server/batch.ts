@@ -35,6 +35,8 @@ interface BatchRun<C> extends BatchSettings<C> {
   readonly host: string;
   readonly authenticate: (intent: Intent) => Promise<C>;
   readonly logFailure: (error: unknown) => void;
+  /** The batch request's own Accept-Language, for parts that send none. */
+  readonly acceptLanguage: string | undefined;
 }
 
 /** The batch answered on `reply`: 202 and a multipart answer streamed part by part. */
@@ -61,6 +63,7 @@ export async function serveBatch<C>(
     host: request.host,
     authenticate: once,
     logFailure: (error) => request.log.error({ err: error }, 'batch operation failed'),
+    acceptLanguage: request.headers['accept-language'],
   };
   const writer = new BatchResponseWriter(`batch_${randomUUID()}`);
   return reply.code(202).header('content-type', writer.contentType).header('dataserviceversion', '2.0')
@@ -151,7 +154,7 @@ async function answerOf<C>(run: BatchRun<C>, parts: ServerParts<C>, operation: B
 }
 
 function failure<C>(run: BatchRun<C>, operation: BatchOperation, error: unknown): OperationAnswer {
-  const reply = errorReply(error, operation.headers.get('accept'), operation.url, run.authRealm);
+  const reply = errorReply(error, operation.headers.get('accept'), operation.url, run.authRealm, operation.headers.get('accept-language') ?? run.acceptLanguage);
   if (reply.status >= 500) run.logFailure(error);
   return { status: reply.status, headers: reply.headers, body: reply.body, contentId: operation.contentId };
 }

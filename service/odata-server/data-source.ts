@@ -9,6 +9,7 @@ import type { FilterNode } from '../../odata/filter-ast.js';
 import type { KeyValues } from '../../odata/key-predicate.js';
 import type { EntitySet, EntityType, FunctionImport } from '../../odata/model.js';
 import type { OrderByItem } from '../../odata/orderby.js';
+import type { WallClockZone } from '../../odata/wall-clock.js';
 
 /** Entities whose `property` (a primitive property of the set's type) is one of `values`. */
 export interface MemberOf {
@@ -77,4 +78,9 @@ export interface DataSource<Caller> {
    * is kept together, or not at all when it throws. A source without it cannot run changesets.
    */
   atomically?<T>(work: (source: DataSource<Caller>) => Promise<T>): Promise<T>;
+  /**
+   * The zone whose wall-clock time the caller's Edm.DateTime values are on the wire; the source
+   * itself holds instants (wall-clock-edge.ts converts both ways). Absent or undefined: UTC.
+   */
+  wallClock?(caller: Caller): WallClockZone | undefined;
 }

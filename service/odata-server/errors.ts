@@ -2,10 +2,19 @@
 // Each carries its status, its `code` element and the language of its message; the error
 // handler (error-handler.ts) is the one place that turns any of them into an error document.
 import { ODataError } from '../../odata/errors.js';
+import type { Texts } from './error-texts.js';
 
 export class ServiceError extends ODataError {
   override readonly name: string = 'ServiceError';
-  constructor(status: number, code: string, message: string, readonly lang = 'en', target?: string) {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    readonly lang = 'en',
+    target?: string,
+    /** The message in both languages, when the service has both (error-texts.ts). */
+    readonly texts?: Texts,
+  ) {
     super(status, code, message, target);
   }
 }
@@ -13,16 +22,16 @@ export class ServiceError extends ODataError {
 /** No usable credential: the handler adds `WWW-Authenticate: Basic`. */
 export class UnauthorizedError extends ServiceError {
   override readonly name = 'UnauthorizedError';
-  constructor(message: string) {
-    super(401, 'UNAUTHORIZED', message);
+  constructor(message: string | Texts) {
+    super(401, 'UNAUTHORIZED', typeof message === 'string' ? message : message.en, 'en', undefined, typeof message === 'string' ? undefined : message);
   }
 }
 
 /** The caller may read the resource but not do this to it. */
 export class ForbiddenError extends ServiceError {
   override readonly name = 'ForbiddenError';
-  constructor(message: string, lang?: string) {
-    super(403, 'FORBIDDEN', message, lang);
+  constructor(message: string | Texts, lang?: string) {
+    super(403, 'FORBIDDEN', typeof message === 'string' ? message : message.en, lang, undefined, typeof message === 'string' ? undefined : message);
   }
 }
 
@@ -70,8 +79,11 @@ export class NotImplementedError extends ServiceError {
 export class PreconditionFailedError extends ServiceError {
   override readonly name = 'PreconditionFailedError';
   constructor() {
-    super(412, 'PRECONDITION_FAILED',
-      'Der Eintrag wurde inzwischen geändert (das ETag in If-Match ist nicht mehr aktuell); bitte neu lesen und die Änderung erneut anwenden.', 'de-DE');
+    const texts = {
+      de: 'Der Eintrag wurde inzwischen geändert (das ETag in If-Match ist nicht mehr aktuell); bitte neu lesen und die Änderung erneut anwenden.',
+      en: 'The entity has changed since it was read (the ETag in If-Match is no longer current); read it again and reapply the change.',
+    };
+    super(412, 'PRECONDITION_FAILED', texts.de, 'de-DE', undefined, texts);
   }
 }
 
@@ -79,7 +91,10 @@ export class PreconditionFailedError extends ServiceError {
 export class PreconditionRequiredError extends ServiceError {
   override readonly name = 'PreconditionRequiredError';
   constructor() {
-    super(428, 'PRECONDITION_REQUIRED',
-      'Änderungen und Löschungen brauchen den Kopf If-Match mit dem ETag des gelesenen Eintrags (oder *).', 'de-DE');
+    const texts = {
+      de: 'Änderungen und Löschungen brauchen den Kopf If-Match mit dem ETag des gelesenen Eintrags (oder *).',
+      en: 'Updates and deletes need an If-Match header with the ETag of the entity as read (or *).',
+    };
+    super(428, 'PRECONDITION_REQUIRED', texts.de, 'de-DE', undefined, texts);
   }
 }

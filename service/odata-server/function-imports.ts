@@ -8,12 +8,14 @@
 import type { EdmRecord, EdmValue } from '../../odata/edm.js';
 import { LiteralError, UriSyntaxError } from '../../odata/errors.js';
 import { parseIsoDateTime } from '../../odata/datetime.js';
+import { dateTimeOffset } from '../../odata/edm.js';
 import { parseLiteralAs, quoteForMessage } from '../../odata/literals.js';
 import type { FunctionImport, FunctionImportParameter } from '../../odata/model.js';
 import type { HandlerResult, Operation } from './operation.js';
 import { selectPaths } from './operation.js';
 import { expandRecords } from './expand.js';
 import { isRepresentableText } from './payload-rules.js';
+import { valueAsInstants } from './wall-clock-edge.js';
 
 export function functionParameters(fn: FunctionImport, custom: ReadonlyMap<string, string>): Record<string, EdmValue> {
   const given = new Map<string, string>();
@@ -49,8 +51,9 @@ function parameterValue(fn: FunctionImport, parameter: FunctionImportParameter, 
       throw invalid(fn, parameter, text);
     }
     case 'Edm.DateTime': {
+      // Plain ISO 8601; with an offset, the instant it names (converted at the edge).
       const iso = parseIsoDateTime(text);
-      if (iso !== undefined) return iso.date;
+      if (iso !== undefined) return iso.offsetMinutes === undefined ? iso.date : dateTimeOffset(iso.date, iso.offsetMinutes);
       break;
     }
   }
@@ -68,7 +71,9 @@ function invalid(fn: FunctionImport, parameter: FunctionImportParameter, text: s
 
 export async function invokeFunction<C>(op: Operation<C>, fn: FunctionImport): Promise<HandlerResult> {
   const { parts, caller, target } = op;
-  const result = await parts.dataSource.invoke(caller, fn, functionParameters(fn, target.query.custom));
+  const given = functionParameters(fn, target.query.custom);
+  const parameters = Object.fromEntries(fn.parameters.map((p) => [p.name, valueAsInstants(parts.index, p.type, given[p.name], op.wallClock) as EdmValue]));
+  const result = await parts.dataSource.invoke(caller, fn, parameters);
   const set = fn.entitySet === undefined ? undefined : parts.index.entitySet(fn.entitySet);
   if (set === undefined) {
     return { status: 200, representation: parts.representations.functionResult(target.response, fn, result as EdmValue | EdmRecord) };

@@ -11,6 +11,7 @@ import { readCollection, readEntity, readLinks, readProperty } from './read-hand
 import type { RequestTarget } from './request-target.js';
 import type { RequestBody } from './write-handlers.js';
 import { createEntity, deleteEntity, updateEntity } from './write-handlers.js';
+import { filterAsInstants } from './wall-clock-edge.js';
 
 export type Intent = 'read' | 'write';
 
@@ -76,7 +77,21 @@ export async function handleRequest<C>(
     // HEAD must be safe, and StartStopWatch is a GET that is not.
     throw notAllowed(method, path);
   }
-  const op: Operation<C> = { parts, target, preconditions, caller: await authenticate(reading ? 'read' : 'write') };
+  const caller = await authenticate(reading ? 'read' : 'write');
+  const wallClock = parts.dataSource.wallClock?.(caller);
+  // From here on, Edm.DateTime values of the request are instants and those of the response are
+  // put on the caller's wall clock (wall-clock-edge.ts).
+  const op: Operation<C> = {
+    parts,
+    caller,
+    wallClock,
+    preconditions,
+    target: {
+      ...target,
+      query: target.query.filter === undefined ? target.query : { ...target.query, filter: filterAsInstants(target.query.filter, wallClock) },
+      response: { ...target.response, wallClock },
+    },
+  };
   switch (path.kind) {
     case 'functionImport':
       return invokeFunction(op, path.functionImport);

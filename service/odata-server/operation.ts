@@ -8,6 +8,7 @@ import type { ModelIndex } from '../../odata/model-index.js';
 import type { EntitySet, EntityType } from '../../odata/model.js';
 import type { OrderByItem } from '../../odata/orderby.js';
 import type { EntitySegment } from '../../odata/resource-path.js';
+import type { WallClockZone } from '../../odata/wall-clock.js';
 import type { DataSource, EntitySelection, MemberOf } from './data-source.js';
 import type { ValidationMessages } from './messages.js';
 import type { PayloadRules } from './payload-rules.js';
@@ -39,6 +40,8 @@ export interface Operation<Caller> {
   readonly caller: Caller;
   readonly target: RequestTarget;
   readonly preconditions: Preconditions;
+  /** The caller's wall clock, on which Edm.DateTime values are on the wire (wall-clock-edge.ts). */
+  readonly wallClock?: WallClockZone | undefined;
 }
 
 export interface HandlerResult {

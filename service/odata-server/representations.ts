@@ -16,7 +16,9 @@ import type { EntitySet, FunctionImport, Property } from '../../odata/model.js';
 import { isEdmPrimitiveType } from '../../odata/model.js';
 import { createServiceDocumentWriter } from '../../odata/service-document.js';
 import { writeXmlLink, writeXmlLinks, writeXmlProperty } from '../../odata/xml-documents.js';
+import type { WallClockZone } from '../../odata/wall-clock.js';
 import { xmlFormatter } from '../../odata/xml-values.js';
+import { expandedOnWallClock, recordOnWallClock, recordsOnWallClock, valueOnWallClock } from './wall-clock-edge.js';
 
 /** What a request asked for, as far as the representation goes. */
 export interface ResponseContext {
@@ -27,6 +29,8 @@ export interface ResponseContext {
   readonly format: string | undefined;
   /** `$callback`: JSONP. A callback without `$format` asks for JSON (script tags send no Accept). */
   readonly callback: string | undefined;
+  /** The zone whose wall clock Edm.DateTime values are written on (set once the caller is known). */
+  readonly wallClock?: WallClockZone | undefined;
 }
 
 export interface Representation {
@@ -79,17 +83,28 @@ export class Representations {
     return this.etags.get(set)?.(record);
   }
 
-  entry(ctx: ResponseContext, set: EntitySet, record: EdmRecord, shape: EntryShape = {}): Representation {
+  entry(ctx: ResponseContext, set: EntitySet, stored: EdmRecord, shape: EntryShape = {}): Representation {
     const contentType = this.contentType(ctx, 'entry');
-    const options = { serviceRoot: ctx.serviceRoot, select: shape.select, expanded: shape.expanded, etag: this.etagOf(set, record) };
+    const record = recordOnWallClock(stored, ctx.wallClock);
+    const options = { serviceRoot: ctx.serviceRoot, select: shape.select, expanded: expandedOnWallClock(shape.expanded, ctx.wallClock), etag: this.etagOf(set, stored) };
     return isJson(contentType)
       ? this.json(ctx, contentType, this.writerOf(this.jsonWriters, set).entry(record, options))
       : { contentType, body: this.writerOf(this.atomWriters, set).entry(record, options) };
   }
 
-  feed(ctx: ResponseContext, set: EntitySet, records: readonly EdmRecord[], shape: FeedShape = {}): Representation {
+  feed(ctx: ResponseContext, set: EntitySet, stored: readonly EdmRecord[], shape: FeedShape = {}): Representation {
     const contentType = this.contentType(ctx, 'feed');
-    const options = { serviceRoot: ctx.serviceRoot, ...shape, etag: this.etags.get(set) };
+    const zone = ctx.wallClock;
+    const records = recordsOnWallClock(stored, zone);
+    const expanded = shape.expanded;
+    const options = {
+      serviceRoot: ctx.serviceRoot,
+      ...shape,
+      etag: this.etags.get(set),
+      ...(expanded === undefined || zone === undefined
+        ? {}
+        : { expanded: (record: EdmRecord, i: number) => expandedOnWallClock(expanded(record, i), zone) }),
+    };
     if (!isJson(contentType)) return { contentType, body: this.writerOf(this.atomWriters, set).feedBytes(records, options) };
     const writer = this.writerOf(this.jsonWriters, set);
     // JSONP wraps the text; a plain JSON page goes out as the bytes the writer encoded.
@@ -98,15 +113,17 @@ export class Representations {
       : this.json(ctx, contentType, writer.feed(records, options));
   }
 
-  property(ctx: ResponseContext, property: Property, value: EdmValue | EdmRecord): Representation {
+  property(ctx: ResponseContext, property: Property, stored: EdmValue | EdmRecord): Representation {
     const contentType = this.contentType(ctx, 'property');
+    const value = valueOnWallClock(stored, ctx.wallClock);
     return isJson(contentType)
       ? this.json(ctx, contentType, writeJsonProperty(this.index, property, value))
       : { contentType, body: writeXmlProperty(this.index, property, value) };
   }
 
   /** `$value` of a primitive property: its text, as in XML but unescaped. */
-  value(ctx: ResponseContext, property: Property, value: EdmValue): Representation {
+  value(ctx: ResponseContext, property: Property, stored: EdmValue): Representation {
+    const value = valueOnWallClock(stored, ctx.wallClock) as EdmValue;
     const binary = property.type === 'Edm.Binary';
     const contentType = negotiate({ accept: ctx.accept, kind: 'value', binary });
     if (!isEdmPrimitiveType(property.type)) throw new TypeError(`$value of complex property ${property.name}`);
@@ -131,8 +148,9 @@ export class Representations {
   }
 
   /** A function import's complex or primitive result (entity results are entries and feeds). */
-  functionResult(ctx: ResponseContext, fn: FunctionImport, value: EdmValue | EdmRecord): Representation {
+  functionResult(ctx: ResponseContext, fn: FunctionImport, stored: EdmValue | EdmRecord): Representation {
     const contentType = this.contentType(ctx, 'property');
+    const value = valueOnWallClock(stored, ctx.wallClock);
     if (isJson(contentType)) return this.json(ctx, contentType, writeJsonFunctionResult(this.index, fn, value));
     const type = fn.returnType ?? 'Edm.String';
     return { contentType, body: writeXmlProperty(this.index, { name: fn.name, type, precision: undefined }, value) };

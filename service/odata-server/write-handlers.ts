@@ -10,6 +10,7 @@ import { fetchEntity, keyOf, selectionOf } from './operation.js';
 import { constraintsFrom, relationOf } from './relations.js';
 import { sameValue } from './payload-rules.js';
 import { writeCondition } from './preconditions.js';
+import { recordAsInstants } from './wall-clock-edge.js';
 
 type PathOf<K extends ResourcePath['kind']> = Extract<ResourcePath, { kind: K }>;
 
@@ -21,7 +22,7 @@ export interface RequestBody {
 
 export async function createEntity<C>(op: Operation<C>, path: PathOf<'collection'>, body: RequestBody): Promise<HandlerResult> {
   const { parts, caller, target } = op;
-  const record = { ...parts.bodyReader.read(path.set, body.contentType, body.bytes) };
+  const record = { ...recordAsInstants(parts.index, path.type.properties, parts.bodyReader.read(path.set, body.contentType, body.bytes), op.wallClock) };
   const last = path.segments[path.segments.length - 1];
   if (last?.navigation !== undefined) {
     // Created below a parent: the parent's side of the referential constraint is given by the URI
@@ -51,7 +52,7 @@ export async function updateEntity<C>(op: Operation<C>, path: PathOf<'entity'>, 
   const { parts, caller } = op;
   const current = await fetchEntity(op, await selectionOf(op, path.segments));
   const key = keyOf(path.type, current);
-  const record: EdmRecord = parts.bodyReader.read(path.set, body.contentType, body.bytes);
+  const record: EdmRecord = recordAsInstants(parts.index, path.type.properties, parts.bodyReader.read(path.set, body.contentType, body.bytes), op.wallClock);
   const values = parts.payloadRules.forUpdate(path.type, key, record, mode);
   await parts.dataSource.update(caller, path.set, key, values, mode, writeCondition(op, path.set, current));
   return { status: 204 };

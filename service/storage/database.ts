@@ -4,7 +4,7 @@
 //   postgres:// postgresql://  -> PostgreSQL pool
 //   anything else without a scheme -> a SQLite file path
 import { Kysely } from 'kysely';
-import type { DialectSetup, StorageDialect } from './dialect.js';
+import type { DialectSetup, PoolStats, StorageDialect } from './dialect.js';
 import { createPostgresSetup } from './dialect-postgres.js';
 import type { PostgresOptions } from './dialect-postgres.js';
 import { createSqliteSetup } from './dialect-sqlite.js';
@@ -29,6 +29,8 @@ export interface DatabaseHandle {
   readonly location: string;
   /** Migrations applied by this open (empty when the schema was current). */
   readonly appliedMigrations: readonly string[];
+  /** The connection pool's state, where there is a pool (PostgreSQL). */
+  readonly poolStats?: () => PoolStats;
   /** Closes the connection(s); waits for running queries. */
   close(): Promise<void>;
 }
@@ -38,7 +40,14 @@ export async function openDatabase(url: string | undefined, options: OpenDatabas
   const db = new Kysely<Database>({ dialect: setup.kyselyDialect });
   try {
     const appliedMigrations = options.migrate === false ? [] : await migrateToLatest(db, setup.storage.name);
-    return { db, dialect: setup.storage, location: setup.location, appliedMigrations, close: () => db.destroy() };
+    return {
+      db,
+      dialect: setup.storage,
+      location: setup.location,
+      appliedMigrations,
+      ...(setup.poolStats === undefined ? {} : { poolStats: setup.poolStats }),
+      close: () => db.destroy(),
+    };
   } catch (error) {
     await db.destroy();
     throw error;

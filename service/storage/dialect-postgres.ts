@@ -36,7 +36,16 @@ export function createPostgresSetup(url: string, options: PostgresOptions = {}):
     max: options.poolMax ?? 10,
     types: typeParsers,
   });
-  return { storage: postgresStorage, kyselyDialect: new CurrentSchemaPostgresDialect({ pool: withNamedStatements(pool) }), location: redact(url) };
+  // A connection that dies while idle in the pool (PostgreSQL restarted, a proxy between cut it)
+  // is an 'error' event on the pool; without a listener it would end the process. The pool drops
+  // that connection by itself and the next query opens a new one, so there is nothing else to do.
+  pool.on('error', () => {});
+  return {
+    storage: postgresStorage,
+    kyselyDialect: new CurrentSchemaPostgresDialect({ pool: withNamedStatements(pool) }),
+    location: redact(url),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+  };
 }
 
 function redact(url: string): string {
@@ -75,8 +84,8 @@ const postgresFunctions: SqlFunctions = {
   param: (value, type) => sql`cast(${value} as ${sql.raw(CASTS[type])})`,
   position: (text, needle) => sql`strpos(${text}, ${needle})`,
   length: (text) => sql`char_length(${text})`,
-  datePart: (part, epochMs) =>
-    sql`cast(floor(extract(${sql.raw(part)} from to_timestamp(${epochMs} / 1000.0) at time zone 'UTC')) as integer)`,
+  datePart: (part, epochMs, timeZone) =>
+    sql`cast(floor(extract(${sql.raw(part)} from to_timestamp(${epochMs} / 1000.0) at time zone cast(${timeZone} as text))) as integer)`,
   isDistinct: (left, right) => sql`(${left} is distinct from ${right})`,
   binaryCollation: (text) => sql`(${text} collate "C")`,
   lowerCase: (text) => sql`lower(${text})`,

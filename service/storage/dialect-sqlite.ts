@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import { wallClockZone } from '../../odata/wall-clock.js';
 import { CompiledQuery, SqliteAdapter, SqliteDialect, SqliteDriver, sql } from 'kysely';
 import type { DatabaseConnection, DialectAdapter, Driver, RawBuilder, SqliteDialectConfig } from 'kysely';
 import type { ConstraintKind, ConstraintViolation, DatePart, DialectSetup, ParameterType, SqlFunctions, StorageDialect } from './dialect.js';
@@ -39,6 +40,8 @@ export function createSqliteSetup(file: string, options: SqliteOptions = {}): Di
   // these, and lower() stays the built-in one that the e-mail index was built with.
   database.function('tg_lower', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toLowerCase() : text));
   database.function('tg_upper', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toUpperCase() : text));
+  database.function('tg_wall_clock_ms', { deterministic: true }, (epochMs: unknown, timeZone: unknown) =>
+    (epochMs === null || typeof timeZone !== 'string' ? null : wallClockZone(timeZone).toWallClock(Number(epochMs))));
   return {
     storage: sqliteStorage,
     kyselyDialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }),
@@ -102,7 +105,9 @@ const sqliteFunctions: SqlFunctions = {
   position: (text, needle) => sql`instr(${text}, ${needle})`,
   length: (text) => sql`length(${text})`,
   // Division by 1000.0: integer division would round times before 1970 the wrong way.
-  datePart: (part, epochMs) => sql`cast(strftime(${sql.lit(STRFTIME[part])}, ${epochMs} / 1000.0, 'unixepoch') as integer)`,
+  // SQLite knows no zones but the host's: the wall clock comes from odata/wall-clock.ts.
+  datePart: (part, epochMs, timeZone) =>
+    sql`cast(strftime(${sql.lit(STRFTIME[part])}, tg_wall_clock_ms(${epochMs}, ${timeZone}) / 1000.0, 'unixepoch') as integer)`,
   isDistinct: (left, right) => sql`(${left} is not ${right})`,
   binaryCollation: (text) => text,
   lowerCase: (text) => sql`tg_lower(${text})`,

@@ -40,8 +40,8 @@ export interface SqlFunctions {
   position(text: Sql, needle: Sql): Sql;
   /** Length of a text in characters. */
   length(text: Sql): Sql;
-  /** A calendar field (UTC) of an epoch-milliseconds value, as an integer. */
-  datePart(part: DatePart, epochMs: Sql): Sql;
+  /** A calendar field of an epoch-milliseconds value on the wall clock of an IANA zone, as an integer. */
+  datePart(part: DatePart, epochMs: Sql, timeZone: string): Sql;
   /** Null-safe inequality: true when exactly one side is null or both differ. */
   isDistinct(left: Sql, right: Sql): Sql;
   /** Text compared and sorted by code point, as on the other database. */
@@ -75,4 +75,13 @@ export interface DialectSetup {
   readonly kyselyDialect: Dialect;
   /** A description of where the data lives, safe to log (no password). */
   readonly location: string;
+  /** The connection pool's state, where there is a pool (PostgreSQL). */
+  readonly poolStats?: () => PoolStats;
+}
+
+export interface PoolStats {
+  readonly total: number;
+  readonly idle: number;
+  /** Queries waiting for a connection. */
+  readonly waiting: number;
 }

@@ -9,4 +9,6 @@ export interface Caller {
   readonly bookingCloseDate: number | null;
   /** Whether time entries show revenue (RevenuePerHour, RevenueTotal). */
   readonly hourlyRatesEnabled: boolean;
+  /** The account's IANA zone: Edm.DateTime values are its wall-clock time on the wire. */
+  readonly timeZone: string;
 }

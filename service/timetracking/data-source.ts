@@ -4,6 +4,8 @@
 import type { EdmRecord, EdmValue } from '../../odata/edm.js';
 import type { KeyValues } from '../../odata/key-predicate.js';
 import type { ModelIndex } from '../../odata/model-index.js';
+import type { WallClockZone } from '../../odata/wall-clock.js';
+import { wallClockZone } from '../../odata/wall-clock.js';
 import type { EntitySet, FunctionImport } from '../../odata/model.js';
 import type { DataSource, EntityQuery, EntitySelection, FunctionResult, QueryPage, UpdateMode, WriteCondition } from '../odata-server/data-source.js';
 import { ForbiddenError, NotImplementedError } from '../odata-server/errors.js';
@@ -52,6 +54,15 @@ export class TimeTrackingDataSource implements DataSource<Caller> {
       ['GetChangesDigest', (caller, _fn, parameters) =>
         changesDigest(database.db, counted, caller, parameters.LastSynchronizationTime as Date, Date.now())],
     ]);
+  }
+
+  /** The account's zone; a name the runtime does not know (set outside the admin commands) reads as UTC. */
+  wallClock(caller: Caller): WallClockZone | undefined {
+    try {
+      return wallClockZone(caller.timeZone);
+    } catch {
+      return undefined;
+    }
   }
 
   query(caller: Caller, query: EntityQuery): Promise<QueryPage> {

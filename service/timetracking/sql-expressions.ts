@@ -225,7 +225,7 @@ export class SqlExpressions {
       default:
         if (DATE_PARTS.has(node.name) && !asCondition) {
           if (node.args[0]?.type === 'Edm.Time') throw unsupported('an Edm.Time value');
-          return fn.datePart(node.name as Parameters<SqlFunctions['datePart']>[0], a);
+          return fn.datePart(node.name as Parameters<SqlFunctions['datePart']>[0], a, this.caller.timeZone);
         }
         throw unsupported(`${node.name}()`);
     }

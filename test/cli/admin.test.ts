@@ -66,6 +66,14 @@ describe.each(testDatabases)('timegate admin on $name', (kind) => {
     expect((await projects(account.apiKey as string)).status).toBe(200);
   }, 60_000);
 
+  it('creates an account in the time zone given, whose settings say so', async () => {
+    const account = await admin('create-account', '--name', 'Ostküste Inc', '--admin-email', 'boss@east.example', '--time-zone', 'America/New_York');
+    const settings = await fetch(`${service.root}/AccountSettings?$format=json`, { headers: { 'x-serviceapikey': account.apiKey as string } });
+    expect(((await settings.json()) as { d: { results: Array<{ TimeZone: string }> } }).d.results[0]?.TimeZone).toBe('America/New_York');
+    expect(expectOneLineError(await timegate(['admin', 'create-account', '--name', 'X', '--admin-email', 'x@x.example',
+      '--time-zone', 'Mars/Olympus', '--db', place.url]), 1, 'admin')).toContain('unknown IANA time zone: Mars/Olympus');
+  }, 60_000);
+
   it('refuses wrong command lines and unknown users in one line, without a stack trace', async () => {
     expect(expectOneLineError(await timegate(['admin', 'create-user', '--account', '1', '--email', 'a@b.example',
       '--first-name', 'A', '--last-name', 'B', '--role', 'boss', '--db', place.url]), 2, 'admin')).toContain('--role must be admin or user');

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabases } from '../helpers/databases.js';
 import { startTestService } from '../helpers/service.js';
 import type { TestService } from '../helpers/service.js';
-import { generateSapClient, runSapCycle } from './sap-client.js';
+import { generateSapClient, runSapConcurrency, runSapCycle } from './sap-client.js';
 import type { GeneratedSapClient } from './sap-client.js';
 
 describe.each(testDatabases)('a SAP Cloud SDK client against the service on $name', (kind) => {
@@ -40,5 +40,16 @@ describe.each(testDatabases)('a SAP Cloud SDK client against the service on $nam
     expect(seen.some((r) => r.method === 'PATCH' && r.status === 204)).toBe(true);
     const rows = await service.database.db.selectFrom('projects').select('id').where('id', '=', result.created.id).execute();
     expect(rows).toEqual([]);
+  }, 60_000);
+
+  it('updates with the ETag it read (If-Match), and gets the service\'s 412 for a stale copy', async () => {
+    const result = await runSapConcurrency(client, service.origin, service.admin.apiKey, 2);
+    expect(result.versionIdentifiers).toEqual(['W/"1"', 'W/"1"']);
+    expect(result.firstUpdate).toBe('ok');
+    expect(result.staleUpdate).toBe(412);
+    expect(result.staleMessage).toMatch(/inzwischen geändert/);
+    expect(result.comment).toBe('the first user wins');
+    const patches = service.answered().filter((r) => r.method === 'PATCH' && r.url.includes('Projects(2)'));
+    expect(patches.map((r) => [r.status, r.headers['if-match']])).toEqual([[204, 'W/"1"'], [412, 'W/"1"']]);
   }, 60_000);
 });

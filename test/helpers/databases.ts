@@ -45,7 +45,7 @@ function place(url: string, remove: () => Promise<void>): TestDatabasePlace {
   };
 }
 
-const sqlite: TestDatabaseKind = {
+export const sqlite: TestDatabaseKind = {
   name: 'sqlite',
   async create() {
     const folder = await mkdtemp(join(tmpdir(), 'timegate-test-'));

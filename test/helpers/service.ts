@@ -41,12 +41,22 @@ export interface TestService {
 /** The demo data is relative to this instant, so suites see the same data on every run. */
 export const DEMO_NOW = Date.UTC(2026, 10, 20, 15, 30, 0);
 
-export async function startTestService(kind: TestDatabaseKind, config: Partial<ServiceConfig> = {}): Promise<TestService> {
+export interface TestServiceOptions {
+  /**
+   * The demo account's time zone. The demo seed gives it Europe/Berlin; suites default to UTC, so
+   * that what they post is what the database holds, and the suites about zones set theirs.
+   */
+  readonly timeZone?: string;
+}
+
+export async function startTestService(kind: TestDatabaseKind, config: Partial<ServiceConfig> = {}, options: TestServiceOptions = {}): Promise<TestService> {
   const place = await kind.create();
   try {
     const database = await place.open();
     const seeded = await seedDemoAccount(database.db, DEMO_NOW);
     if (!seeded.created) throw new Error('the test database already had an account');
+    await database.db.updateTable('account_settings').set({ time_zone: options.timeZone ?? 'UTC' })
+      .where('account_id', '=', seeded.accountId as number).execute();
     const app = buildService({ ...DEFAULT_SERVICE_CONFIG, authCacheTtlMs: 0, ...config, port: 0 }, database, { logger: false });
     let requests = 0;
     const answered: AnsweredRequest[] = [];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readAtomEntry, readAtomFeed } from '../../odata/atom-reader.js';
+import { dateTimeOffset } from '../../odata/edm.js';
 import { PayloadError } from '../../odata/errors.js';
 import { setOf, timeTracking } from './fixtures/atom/models.js';
 
@@ -98,13 +99,13 @@ describe('Atom reader: responses of other V2 servers', () => {
     });
   });
 
-  it('reads a SAP Gateway entry: DateTime with seconds omitted or a Z, media-link style m:properties', () => {
+  it('reads a SAP Gateway entry: DateTime with seconds omitted or a Z (the instant, offset 0), media-link style m:properties', () => {
     const xml = `<entry xmlns="${ATOM}" xmlns:m="${M}" xmlns:d="${D}" xml:base="https://sap.example/sap/opu/odata/X/">
       <content type="application/octet-stream" src="Projects(7)/$value"/>
       <m:properties><d:ID>7</d:ID><d:LastChangeTime>2026-11-22T09:00Z</d:LastChangeTime></m:properties></entry>`;
     expect(readAtomEntry(xml, timeTracking, projects).properties).toEqual({
       ID: 7,
-      LastChangeTime: new Date(Date.UTC(2026, 10, 22, 9)),
+      LastChangeTime: dateTimeOffset(new Date(Date.UTC(2026, 10, 22, 9)), 0),
     });
   });
 });

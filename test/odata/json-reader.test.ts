@@ -139,14 +139,14 @@ describe('JSON reader: what other V2 servers send', () => {
     });
   });
 
-  it('reads every date form: \\/Date(ms)\\/, negative ms, with offset, and ISO 8601 with or without fraction and offset', () => {
+  it('reads every date form: \\/Date(ms)\\/, negative ms, and ISO 8601 with or without fraction as wall-clock Dates; with an offset, as the instant and its offset', () => {
     const read = (text: string): unknown => readJsonEntry(`{"OrderDate":${JSON.stringify(text)}}`, northwind, orders).record.OrderDate;
     expect(read('/Date(1700000000000)/')).toEqual(new Date(1700000000000));
     expect(read('/Date(-86400000)/')).toEqual(new Date(Date.UTC(1969, 11, 31)));
-    expect(read('/Date(1700000000000+0060)/')).toEqual(new Date(1700000000000));
+    expect(read('/Date(1700000000000+0060)/')).toEqual(dateTimeOffset(new Date(1700000000000), 60));
     expect(read('2026-11-22T09:00')).toEqual(new Date(Date.UTC(2026, 10, 22, 9)));
     expect(read('2026-11-22T09:00:00.1234567')).toEqual(new Date(Date.UTC(2026, 10, 22, 9, 0, 0, 123)));
-    expect(read('2026-11-22T09:00:00+01:00')).toEqual(new Date(Date.UTC(2026, 10, 22, 8)));
+    expect(read('2026-11-22T09:00:00+01:00')).toEqual(dateTimeOffset(new Date(Date.UTC(2026, 10, 22, 8)), 60));
     expect(readJsonEntry('{"OrderDate":"\\/Date(0)\\/"}', northwind, orders).record.OrderDate).toEqual(new Date(0));
     const offset = (text: string): unknown => readJsonEntry(`{"ShippedAt":${JSON.stringify(text)}}`, northwind, shipments).record.ShippedAt;
     // The four digits are minutes (ODataLib writes {offsetMinutes:D4}): -0210 is UTC-03:30.

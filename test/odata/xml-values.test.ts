@@ -49,7 +49,8 @@ describe('XML text to Edm values', () => {
     expect(xmlParser('Edm.Decimal', 'x')('+012.500')).toBe('12.5');
     expect(xmlParser('Edm.Int64', 'x')('+007')).toBe('7');
     expect(xmlParser('Edm.Guid', 'x')('0F8FAD5B-D9CB-469F-A165-70867728950E')).toBe('0f8fad5b-d9cb-469f-a165-70867728950e');
-    expect(xmlParser('Edm.DateTime', 'x')('2026-11-22T10:00:00+01:00')).toEqual(new Date(Date.UTC(2026, 10, 22, 9)));
+    expect(xmlParser('Edm.DateTime', 'x')('2026-11-22T10:00:00+01:00')).toEqual(dateTimeOffset(new Date(Date.UTC(2026, 10, 22, 9)), 60));
+    expect(xmlParser('Edm.DateTime', 'x')('2026-11-22T10:00:00')).toEqual(new Date(Date.UTC(2026, 10, 22, 10)));
     expect(xmlParser('Edm.DateTimeOffset', 'x')('2026-11-22T10:00:00')).toEqual(dateTimeOffset(new Date(Date.UTC(2026, 10, 22, 10)), 0));
     expect(xmlParser('Edm.Time', 'x')('PT9H30M')).toEqual(time(34_200_000));
     expect(xmlParser('Edm.Binary', 'x')('AAEC\n/w==')).toEqual(new Uint8Array([0, 1, 2, 255]));

@@ -1,5 +1,6 @@
 // Accounts, users and API keys: what an operator running `timegate admin ...` and a client
 // presenting a key can observe.
+import { hostTimeZone } from '../../odata/wall-clock.js';
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,10 +53,18 @@ describe.each(testDatabases)('accounts on $name', (kind) => {
     expect(await authenticate(db, created.apiKey)).toEqual({ ok: true, accountId: created.accountId, userId: created.userId, accessRights: 20 });
     const settings = await db.selectFrom('account_settings').selectAll().where('account_id', '=', created.accountId).execute();
     expect(settings).toHaveLength(1);
-    expect(settings[0]).toMatchObject({ id: created.settingsId, company_name: 'Muster GmbH', time_zone: 'Europe/Berlin', currency: 'EUR', hourly_rates_enabled: 1 });
+    expect(settings[0]).toMatchObject({ id: created.settingsId, company_name: 'Muster GmbH', time_zone: hostTimeZone(), currency: 'EUR', hourly_rates_enabled: 1 });
     const admin = await db.selectFrom('users').selectAll().where('id', '=', created.userId).executeTakeFirstOrThrow();
     expect(admin).toMatchObject({ account_id: created.accountId, email: 'chefin@muster.example', access_rights: 20, active: 1,
       language: 'DE', last_change_author: created.userId });
+  });
+
+  it('keeps the time zone given, and refuses one the runtime does not know', async () => {
+    const created = await createAccount(db, { name: 'Ostküste Inc', adminEmail: 'boss@east.example', timeZone: 'America/New_York' });
+    const settings = await db.selectFrom('account_settings').select('time_zone').where('account_id', '=', created.accountId).executeTakeFirstOrThrow();
+    expect(settings.time_zone).toBe('America/New_York');
+    await expect(createAccount(db, { name: 'Nirgendwo', adminEmail: 'x@nowhere.example', timeZone: 'Europe/Nowhere' }))
+      .rejects.toThrow('unknown IANA time zone: Europe/Nowhere');
   });
 
   it('stores only hashes of keys, never a key', async () => {

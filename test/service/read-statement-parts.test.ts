@@ -39,7 +39,7 @@ describe.each(testDatabases)('reused statement parts on $name', (kind) => {
     if (!seeded.created) throw new Error('the test database already had an account');
     tables = new EntityTables(index, database.dialect);
     const [alex, jana, tom] = seeded.users;
-    const caller = (userId: number, isAdmin: boolean): Caller => ({ accountId: seeded.accountId, userId, isAdmin, bookingCloseDate: null, hourlyRatesEnabled: true });
+    const caller = (userId: number, isAdmin: boolean): Caller => ({ accountId: seeded.accountId, userId, isAdmin, bookingCloseDate: null, hourlyRatesEnabled: true, timeZone: 'UTC' });
     callers = [caller(alex?.userId as number, true), caller(jana?.userId as number, false), caller(tom?.userId as number, false)];
     const rows = await database.db.selectFrom('time_entries').select('id').where('account_id', '=', seeded.accountId).orderBy('id').execute();
     entryIds = rows.map((row) => row.id);

@@ -47,7 +47,7 @@ describe('packed rows on SQLite', () => {
     expect(database.dialect.packRow).toBeDefined();
     packed = new EntityReader(database.db, tables, database.dialect);
     plain = new EntityReader(database.db, tables, { ...database.dialect, packRow: undefined });
-    const caller = (userId: number, isAdmin: boolean): Caller => ({ accountId: seeded.accountId, userId, isAdmin, bookingCloseDate: null, hourlyRatesEnabled: true });
+    const caller = (userId: number, isAdmin: boolean): Caller => ({ accountId: seeded.accountId, userId, isAdmin, bookingCloseDate: null, hourlyRatesEnabled: true, timeZone: 'UTC' });
     admin = caller(alex?.userId as number, true);
     jana = caller(janaUser?.userId as number, false);
   });
