@@ -10,7 +10,7 @@ const ioModules = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'coverage/**', 'test/**/.tmp/**', 'test/**/out/**', '**/generated/validators.js'] },
+  { ignores: ['node_modules/**', 'dist/**', 'data/**', 'coverage/**', 'test/**/.tmp/**', 'test/**/out/**', '**/generated/validators.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -20,6 +20,11 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       eqeqeq: ['error', 'always', { null: 'ignore' }],
     },
+  },
+  {
+    // The web interface's scripts run in the browser.
+    files: ['service/web/assets/**/*.js'],
+    languageOptions: { globals: { document: 'readonly', window: 'readonly', navigator: 'readonly', setInterval: 'readonly' } },
   },
   {
     files: ['odata/**/*.ts'],

@@ -85,7 +85,6 @@ async function run(args: readonly string[]): Promise<number> {
 
 export const adminCommand: Command = {
   name: 'admin',
-  summary: 'create accounts and users, issue and revoke API keys',
   usage: USAGE,
   run,
 };

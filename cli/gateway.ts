@@ -1,5 +1,5 @@
 // `timegate gateway`: the REST/JSON face (and the edge features) in front of an OData V2 upstream.
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -13,6 +13,7 @@ import type { Command } from './command.js';
 import { EDGE_OPTIONS, EDGE_USAGE, edgeConfig } from './edge-options.js';
 import { untilSignal } from './lifecycle.js';
 import { integerOption, listening } from './options.js';
+import { WORKERS_HELP, announceReady, isSupervisor, supervise, workersOption } from './workers.js';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DEFAULT_MODEL = `${PACKAGE_ROOT}generated`;
@@ -44,6 +45,8 @@ Options:
                           else a random one per process)
   --no-docs               do not serve the /docs page (/openapi.json is always served)
   --trust-proxy           believe X-Forwarded-Proto/-Host (behind a proxy)
+${WORKERS_HELP.replace('  --workers <n|auto>  ', '  --workers <n|auto>      ')};
+                          more than one needs --redis, where they share cache and limits
   --log-level <level>     fatal, error, warn, info, debug, trace or silent (default ${DEFAULT_GATEWAY_CONFIG.logLevel})
   -h, --help              show this help
 
@@ -61,6 +64,8 @@ export interface GatewayCommandLine {
   readonly config: GatewayConfig;
   /** A codegen output folder, or an EDMX file or URL. */
   readonly model: string;
+  /** Processes to run (--workers). */
+  readonly workers: number;
 }
 
 export function gatewayCommandLine(args: readonly string[], env: NodeJS.ProcessEnv): GatewayCommandLine | undefined {
@@ -81,6 +86,7 @@ export function gatewayCommandLine(args: readonly string[], env: NodeJS.ProcessE
       'cursor-secret': { type: 'string' },
       'no-docs': { type: 'boolean', default: false },
       'trust-proxy': { type: 'boolean', default: false },
+      workers: { type: 'string' },
       'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
       ...EDGE_OPTIONS,
@@ -129,7 +135,12 @@ export function gatewayCommandLine(args: readonly string[], env: NodeJS.ProcessE
       },
     },
   });
-  return { config: layeredConfig(config, layers), model: values.model ?? DEFAULT_MODEL };
+  const layered = layeredConfig(config, layers);
+  const workers = workersOption(values.workers);
+  // Without Redis each process would keep its own cache and its own counters: a write through
+  // one would not outdate the others' entries, and every limit would be multiplied by N.
+  if (workers > 1 && layered.redis.url === undefined) throw new UsageError('--workers above 1 needs --redis <url>, where the workers share their cache and rate limits');
+  return { config: layered, model: values.model ?? DEFAULT_MODEL, workers };
 }
 
 async function isDirectory(path: string): Promise<boolean> {
@@ -172,19 +183,30 @@ async function run(args: readonly string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  const { config, workers } = commandLine;
+  if (isSupervisor(workers)) {
+    // An EDMX is generated once, here, not by every worker at once.
+    await gatewayArtefacts(commandLine.model);
+    // A cursor one worker signed must be good on every other.
+    const env = config.cursorSecret === undefined ? { TIMEGATE_CURSOR_SECRET: randomBytes(32).toString('base64url') } : {};
+    const { pino } = await import('pino');
+    const logger = pino({ level: config.logLevel });
+    return supervise({ count: workers, env, graceMs: config.shutdownGraceMs, log: (level, fields, message) => logger[level](fields, message) });
+  }
   // The gateway (Fastify, undici, the edge features) is loaded only to run it, so every other
   // command and every refused command line answer quickly.
   const { startGateway } = await import('../gateway/start.js');
-  const { config } = commandLine;
   const options = new Map([[config.port, '--port'], ...(config.ops.adminPort === undefined ? [] : [[config.ops.adminPort, '--admin-port'] as const])]);
   const gateway = await listening(startGateway(config, await gatewayArtefacts(commandLine.model)), options);
-  gateway.app.log.info({ rest: gateway.restRoot, docs: gateway.docsUrl, ...(gateway.adminOrigin === undefined ? {} : { admin: gateway.adminOrigin }) }, 'timegate gateway listening');
-  return untilSignal(() => gateway.close(), (line) => gateway.app.log.info(line));
+  const addresses = { rest: gateway.restRoot, docs: gateway.docsUrl, ...(gateway.adminOrigin === undefined ? {} : { admin: gateway.adminOrigin }) };
+  gateway.app.log.info(addresses, 'timegate gateway listening');
+  const stopped = untilSignal(() => gateway.close(), (line) => gateway.app.log.info(line));
+  announceReady(addresses);
+  return stopped;
 }
 
 export const gatewayCommand: Command = {
   name: 'gateway',
-  summary: 'run the REST/JSON gateway (OpenAPI, docs) in front of an OData V2 service',
   usage: USAGE,
   run,
 };

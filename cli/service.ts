@@ -3,10 +3,12 @@ import { parseArgs } from 'node:util';
 import type { ServiceConfig } from '../service/config.js';
 import { DEFAULT_SERVICE_CONFIG } from '../service/config.js';
 import { startService } from '../service/start.js';
+import { openDatabase } from '../service/storage/database.js';
 import { UsageError } from './command.js';
 import type { Command } from './command.js';
 import { untilSignal } from './lifecycle.js';
 import { DB_HELP, databaseOption, integerOption, listening } from './options.js';
+import { WORKERS_HELP, announceReady, isSupervisor, supervise, workersOption } from './workers.js';
 
 const USAGE = `Usage: timegate service [options]
 
@@ -33,12 +35,20 @@ ${DB_HELP}
   --admin-port <n>    serve /metrics (and /healthz, /readyz) on this port of --admin-host;
                       the public port never serves /metrics
   --admin-host <addr> address of the admin port (default ${DEFAULT_SERVICE_CONFIG.adminHost})
+${WORKERS_HELP}; they share the
+                      database (a SQLite file in WAL mode, or PostgreSQL)
   --log-level <level> fatal, error, warn, info, debug, trace or silent (default ${DEFAULT_SERVICE_CONFIG.logLevel})
   -h, --help          show this help`;
 
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
-export function serviceConfigFrom(args: readonly string[], env: NodeJS.ProcessEnv): ServiceConfig | undefined {
+export interface ServiceCommandLine {
+  readonly config: ServiceConfig;
+  /** Processes to run (--workers). */
+  readonly workers: number;
+}
+
+export function serviceCommandLine(args: readonly string[], env: NodeJS.ProcessEnv): ServiceCommandLine | undefined {
   const { values } = parseArgs({
     args: [...args],
     options: {
@@ -56,6 +66,7 @@ export function serviceConfigFrom(args: readonly string[], env: NodeJS.ProcessEn
       'require-if-match': { type: 'boolean', default: false },
       'admin-port': { type: 'string' },
       'admin-host': { type: 'string' },
+      workers: { type: 'string' },
       'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -68,11 +79,15 @@ export function serviceConfigFrom(args: readonly string[], env: NodeJS.ProcessEn
   if ((certFile === undefined) !== (keyFile === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
   const logLevel = values['log-level'] ?? DEFAULT_SERVICE_CONFIG.logLevel;
   if (!LOG_LEVELS.has(logLevel)) throw new UsageError(`--log-level must be one of ${[...LOG_LEVELS].join(', ')}`);
-  return {
+  const workers = workersOption(values.workers);
+  const databaseUrl = databaseOption(values.db, env);
+  // Each process would have a database of its own.
+  if (workers > 1 && databaseUrl?.trim() === ':memory:') throw new UsageError('--workers needs a database they can share: a SQLite file or PostgreSQL, not :memory:');
+  const config: ServiceConfig = {
     ...DEFAULT_SERVICE_CONFIG,
     port: integerOption('port', values.port, DEFAULT_SERVICE_CONFIG.port, 0, 65535),
     host: values.host ?? DEFAULT_SERVICE_CONFIG.host,
-    databaseUrl: databaseOption(values.db, env),
+    databaseUrl,
     tls: certFile === undefined || keyFile === undefined ? undefined : { certFile, keyFile },
     pageSize: integerOption('page-size', values['page-size'], DEFAULT_SERVICE_CONFIG.pageSize, 1, 10_000),
     batchMaxBytes: integerOption('batch-max-bytes', values['batch-max-bytes'], DEFAULT_SERVICE_CONFIG.batchMaxBytes, 1024, 1024 * 1024 * 1024),
@@ -85,24 +100,36 @@ export function serviceConfigFrom(args: readonly string[], env: NodeJS.ProcessEn
     adminPort: values['admin-port'] === undefined ? undefined : integerOption('admin-port', values['admin-port'], 0, 0, 65535),
     adminHost: values['admin-host'] ?? DEFAULT_SERVICE_CONFIG.adminHost,
   };
+  return { config, workers };
 }
 
 async function run(args: readonly string[]): Promise<number> {
-  const config = serviceConfigFrom(args, process.env);
-  if (config === undefined) {
+  const commandLine = serviceCommandLine(args, process.env);
+  if (commandLine === undefined) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  const { config, workers } = commandLine;
+  if (isSupervisor(workers)) {
+    // Migrated once, here, so the workers start on a current schema and a database that does
+    // not open fails the command once, with one message.
+    const database = await openDatabase(config.databaseUrl, { postgres: { poolMax: 1 } });
+    await database.close();
+    const { pino } = await import('pino');
+    const logger = pino({ level: config.logLevel });
+    return supervise({ count: workers, graceMs: config.shutdownGraceMs, log: (level, fields, message) => logger[level](fields, message) });
+  }
   const options = new Map([[config.port, '--port'], ...(config.adminPort === undefined ? [] : [[config.adminPort, '--admin-port'] as const])]);
   const service = await listening(startService(config), options);
-  const admin = service.adminOrigin === undefined ? {} : { admin: service.adminOrigin };
-  service.app.log.info({ root: service.root, database: service.database.location, ...admin }, 'timegate service listening');
-  return untilSignal(() => service.close(), (line) => service.app.log.info(line));
+  const addresses = { root: service.root, database: service.database.location, ...(service.adminOrigin === undefined ? {} : { admin: service.adminOrigin }) };
+  service.app.log.info(addresses, 'timegate service listening');
+  const stopped = untilSignal(() => service.close(), (line) => service.app.log.info(line));
+  announceReady(addresses);
+  return stopped;
 }
 
 export const serviceCommand: Command = {
   name: 'service',
-  summary: 'run the time-tracking OData V2 service',
   usage: USAGE,
   run,
 };

@@ -1,5 +1,7 @@
 // `timegate start` (what `npm start` runs): the service on the embedded SQLite file with a demo
 // account created on first run, and the gateway in front of it; prints the URLs and demo keys.
+// The service runs as one worker per core (--workers auto; SQLite in WAL serves them all), the
+// gateway as one process: without Redis its cache and limits live in one process's memory.
 //
 // API keys are stored only as hashes, so the demo keys could not be shown again after the first
 // run; they are kept in demo-keys.json beside the database file (mode 0600, under the ignored
@@ -7,11 +9,14 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import { seedDemoAccount } from '../service/accounts/demo-seed.js';
 import type { DemoUser } from '../service/accounts/demo-seed.js';
+import type { ServiceConfig } from '../service/config.js';
 import { DEFAULT_SERVICE_CONFIG } from '../service/config.js';
 import { startService } from '../service/start.js';
+import type { DatabaseHandle } from '../service/storage/database.js';
 import { DEFAULT_SQLITE_FILE, openDatabase } from '../service/storage/database.js';
 import { DEFAULT_GATEWAY_CONFIG, gatewayConfig } from '../gateway/config.js';
 import type { RunningGateway } from '../gateway/start.js';
@@ -19,6 +24,7 @@ import { gatewayArtefacts } from './gateway.js';
 import type { Command } from './command.js';
 import { untilSignal } from './lifecycle.js';
 import { integerOption, listening } from './options.js';
+import { announceReady, startWorkers, workersOption } from './workers.js';
 
 const GENERATED_DIR = fileURLToPath(new URL('../generated', import.meta.url));
 
@@ -32,6 +38,7 @@ Options:
   --port <n>          service port (default ${DEFAULT_SERVICE_CONFIG.port})
   --gateway-port <n>  gateway port (default ${DEFAULT_GATEWAY_CONFIG.port})
   --db <file>         SQLite file (default ${DEFAULT_SQLITE_FILE})
+  --workers <n|auto>  service processes, sharing the database (default auto: one per core)
   --log-level <level> request logs (default warn: only problems)
   -h, --help          show this help`;
 
@@ -75,6 +82,41 @@ function banner(root: string, gateway: RunningGateway, users: readonly DemoUser[
   return lines.join('\n');
 }
 
+/** In a worker of `timegate start`: the service alone, until the primary stops it. */
+async function serveAsWorker(config: ServiceConfig, portOption: ReadonlyMap<number, string>): Promise<number> {
+  const service = await listening(startService(config), portOption);
+  const stopped = untilSignal(() => service.close(), (line) => service.app.log.info(line));
+  announceReady({ root: service.root });
+  return stopped;
+}
+
+/** The service as `count` workers; what the rest of start() needs of it. */
+async function serviceWorkers(config: ServiceConfig, count: number, database: DatabaseHandle): Promise<{ root: string; close(): Promise<void> }> {
+  // Seeded and migrated above; each worker opens the file itself.
+  await database.close();
+  const workers = startWorkers({
+    count,
+    graceMs: config.shutdownGraceMs,
+    log: (level, fields, message) => {
+      if (level === 'error') process.stderr.write(`${message} ${JSON.stringify(fields)}\n`);
+    },
+  });
+  let fields: Record<string, unknown>;
+  try {
+    fields = await workers.listening;
+  } catch (error) {
+    await workers.exited;
+    throw error;
+  }
+  return {
+    root: String(fields.root),
+    close: async () => {
+      workers.stop();
+      await workers.exited;
+    },
+  };
+}
+
 async function run(args: readonly string[]): Promise<number> {
   const { values } = parseArgs({
     args: [...args],
@@ -82,6 +124,7 @@ async function run(args: readonly string[]): Promise<number> {
       port: { type: 'string' },
       'gateway-port': { type: 'string' },
       db: { type: 'string' },
+      workers: { type: 'string' },
       'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -94,19 +137,24 @@ async function run(args: readonly string[]): Promise<number> {
   }
   const file = resolve(values.db ?? DEFAULT_SQLITE_FILE);
   const keysFile = join(dirname(file), 'demo-keys.json');
-  const database = await openDatabase(file);
-  const users = await demoUsers(keysFile, await seedDemoAccount(database.db));
   const servicePort = integerOption('port', values.port, DEFAULT_SERVICE_CONFIG.port, 0, 65535);
   const gatewayPort = integerOption('gateway-port', values['gateway-port'], DEFAULT_GATEWAY_CONFIG.port, 0, 65535);
-  const service = await listening(startService({
+  const workers = workersOption(values.workers ?? 'auto');
+  const serviceConfig: ServiceConfig = {
     ...DEFAULT_SERVICE_CONFIG,
     port: servicePort,
+    databaseUrl: file,
     logLevel: values['log-level'] ?? 'warn',
     // Behind the embedded gateway: the service writes the gateway's root into its answers (from
     // the X-Forwarded-Host/-Proto the gateway sends), so the passthrough has nothing to rewrite.
     // It listens on loopback, so the only peers it believes are local ones.
     trustProxy: true,
-  }, { database }), new Map([[servicePort, '--port']]));
+  };
+  const portOption = new Map([[servicePort, '--port']]);
+  if (cluster.isWorker) return serveAsWorker(serviceConfig, portOption);
+  const database = await openDatabase(file);
+  const users = await demoUsers(keysFile, await seedDemoAccount(database.db));
+  const service = await listening(workers > 1 ? serviceWorkers(serviceConfig, workers, database) : startService(serviceConfig, { database }), portOption);
   let gateway: RunningGateway;
   try {
     const { startGateway } = await import('../gateway/start.js');
@@ -134,7 +182,6 @@ async function run(args: readonly string[]): Promise<number> {
 
 export const startCommand: Command = {
   name: 'start',
-  summary: 'run the service on embedded SQLite with a demo account, and the gateway in front (npm start)',
   usage: USAGE,
   run,
 };

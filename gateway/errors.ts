@@ -175,9 +175,11 @@ export class UpstreamError extends GatewayError {
     detail: string,
     /** The upstream's error code, when it gave one. */
     readonly upstreamCode: string | undefined,
+    /** What was refused, where the gateway knows: the item of a bulk create (`/19`). */
+    fieldErrors?: readonly FieldError[],
   ) {
     // A 412 is the same problem whichever side compared the ETags (entity-replies.ts).
-    super(status, status === 412 ? 'precondition-failed' : status >= 500 ? 'upstream-failure' : 'upstream-refusal', title, detail);
+    super(status, status === 412 ? 'precondition-failed' : status >= 500 ? 'upstream-failure' : 'upstream-refusal', title, detail, fieldErrors);
   }
 }
 
@@ -218,8 +220,9 @@ export class RateLimitedError extends GatewayError {
   constructor(
     readonly policy: string,
     override readonly retryAfterSeconds: number,
+    detail?: string,
   ) {
-    super(429, 'rate-limited', 'Too many requests', `the rate limit "${policy}" of this key is used up; retry in ${retryAfterSeconds} s`);
+    super(429, 'rate-limited', 'Too many requests', `${detail ?? `the rate limit "${policy}" of this key is used up`}; retry in ${retryAfterSeconds} s`);
   }
 }
 

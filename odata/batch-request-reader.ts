@@ -151,12 +151,23 @@ function partType(headers: MimeHeaders, line: number, inChangeset: boolean): str
 export class BatchRequestReader {
   private readonly reader: MultipartReader;
   private readonly parts: BatchPart[] = [];
+  private readonly onPart: (part: BatchPart) => void;
   private bytes = 0;
   private operations = 0;
   private operation: OperationPart | undefined;
   private changeset: { reader: MultipartReader; operations: BatchOperation[]; contentIds: Set<string>; line: number } | undefined;
 
-  constructor(contentType: string | undefined, private readonly limits: BatchLimits = DEFAULT_BATCH_LIMITS) {
+  /**
+   * `onPart`: given, each part goes there as soon as it is read and is not kept (a proxy that
+   * only looks at the parts, and forwards the body's own bytes, holds them once); end() then
+   * returns no parts.
+   */
+  constructor(
+    contentType: string | undefined,
+    private readonly limits: BatchLimits = DEFAULT_BATCH_LIMITS,
+    onPart?: (part: BatchPart) => void,
+  ) {
+    this.onPart = onPart ?? ((part) => this.parts.push(part));
     this.reader = new MultipartReader(boundaryOf(contentType), this.batchHandler(), { maxHeaderBytes: limits.maxHeaderBytes, name: 'the batch' });
   }
 
@@ -202,13 +213,13 @@ export class BatchRequestReader {
       partEnd: () => {
         const changeset = this.changeset;
         if (changeset === undefined) {
-          this.parts.push({ kind: 'retrieve', operation: this.endOperation(false) });
+          this.onPart({ kind: 'retrieve', operation: this.endOperation(false) });
           return;
         }
         changeset.reader.end();
         this.changeset = undefined;
         if (changeset.operations.length === 0) throw new BatchSyntaxError('the changeset holds no request', changeset.line);
-        this.parts.push({ kind: 'changeset', operations: changeset.operations, line: changeset.line });
+        this.onPart({ kind: 'changeset', operations: changeset.operations, line: changeset.line });
       },
     };
   }

@@ -1,5 +1,6 @@
 // The time-tracking service as a Fastify instance: the OData V2 service of the model at
-// /V1/Api.svc on the time-tracking data source, API keys, health and metrics (ops/), request logs.
+// /V1/Api.svc on the time-tracking data source, API keys, the web interface at /, health and
+// metrics (ops/), request logs.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import Fastify from 'fastify';
@@ -19,6 +20,8 @@ import type { Intent } from './odata-server/plugin.js';
 import type { DatabaseHandle } from './storage/database.js';
 import type { Caller } from './timetracking/caller.js';
 import { TimeTrackingDataSource } from './timetracking/data-source.js';
+import { Bookings } from './web/bookings.js';
+import { registerWebInterface } from './web/plugin.js';
 
 export interface TlsMaterial {
   readonly cert: string | Buffer;
@@ -110,5 +113,7 @@ export function buildService(config: ServiceConfig, database: DatabaseHandle, op
     authRealm: config.authRealm,
     requireIfMatch: config.requireIfMatch,
   });
+  // The web interface for employees at /, on the same data source and rules.
+  registerWebInterface(app, { db: database.db, bookings: new Bookings(index, dataSource) });
   return app;
 }

@@ -13,7 +13,9 @@
 //              by the stale entry when there is one and the upstream has not refused the
 //              credential (stale-if-error, RFC 5861); a write's success (or unknown outcome, 5xx)
 //              outdates the sets it touches before the writer hears back, so its next read cannot
-//              see the old state.
+//              see the old state. A `$batch` is never served nor stored; the sets its writes
+//              outdate (batch-resources.ts) are outdated when its answer has come whole, before the
+//              client gets its end (after-answer.ts).
 //
 // Every entry in flight settles on every path (answer, error, refusal, a client gone before or
 // during the lookup) and, whatever happens, by the upstream deadline: a waiting request then goes
@@ -21,10 +23,13 @@
 //
 // What the cache did is recorded for cache-headers.ts (Cache-Status, X-Cache, Cache-Control).
 // Register it after the rate limiter (cache hits count against limits).
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CredentialFreshness, Verdict } from '../auth/credential-freshness.js';
 import { latestVerdict, verdictOfStatus } from '../auth/credential-freshness.js';
 import type { CacheMetrics } from '../ops/metrics.js';
+import { afterAnswer } from './after-answer.js';
+import { batchOf } from './batch-resources.js';
 import type { CacheConfig } from './cache-config.js';
 import { recordOutcome } from './cache-headers.js';
 import type { CacheLookup, CacheStore, StoredResponse } from './cache-store.js';
@@ -129,6 +134,7 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
   const inflight = new Map<string, Promise<Filled | undefined>>();
   const fills = new WeakMap<FastifyRequest, Fill>();
   const writes = new WeakMap<FastifyRequest, RequestResource>();
+  const batches = new WeakSet<FastifyRequest>();
 
   const ttlSecondsOf = (resource: RequestResource): number => {
     if (resource.ttlName === METADATA_TTL_NAME) return config.metadataTtlSeconds;
@@ -219,6 +225,10 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
       writes.set(request, resource);
       return;
     }
+    if (resource.isBatch === true) {
+      batches.add(request);
+      return;
+    }
     if (request.method !== 'GET' && request.method !== 'HEAD') return;
     const directives = requestDirectives(request.headers);
     const ttlSeconds = ttlSecondsOf(resource);
@@ -282,18 +292,31 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
     }
   });
 
+  const outdate = async (request: FastifyRequest, sets: readonly string[]): Promise<void> => {
+    try {
+      await store.invalidate(sets);
+    } catch (error) {
+      request.log.error({ err: error, sets }, 'cache invalidation failed');
+    }
+  };
+
   app.addHook('onSend', async (request, reply, payload) => {
+    if (batches.has(request)) {
+      batches.delete(request);
+      const sets = batchOf(request)?.invalidates ?? [];
+      // Refused whole (4xx): nothing of it ran.
+      if (sets.length === 0 || (reply.statusCode >= 400 && reply.statusCode < 500)) return payload;
+      if (!(payload instanceof Readable)) {
+        await outdate(request, sets);
+        return payload;
+      }
+      return afterAnswer(payload, () => outdate(request, sets), () => void outdate(request, sets));
+    }
     const written = writes.get(request);
     if (written !== undefined) {
       writes.delete(request);
       // 4xx: refused, nothing changed. 5xx: the write may have happened; outdate to be safe.
-      if (reply.statusCode < 400 || reply.statusCode >= 500) {
-        try {
-          await store.invalidate(written.invalidates);
-        } catch (error) {
-          request.log.error({ err: error, sets: written.invalidates }, 'cache invalidation failed');
-        }
-      }
+      if (reply.statusCode < 400 || reply.statusCode >= 500) await outdate(request, written.invalidates);
       return payload;
     }
     const fill = fills.get(request);

@@ -29,6 +29,11 @@ export interface RequestResource {
   readonly dependsOn: readonly string[];
   /** Sets this write outdates. */
   readonly invalidates: readonly string[];
+  /**
+   * A `$batch`: limits and the cache look at its parts (batch-resources.ts), known once its body
+   * is read; it is never cached.
+   */
+  readonly isBatch?: boolean;
 }
 
 export interface FacePaths {
@@ -141,9 +146,21 @@ export function createResourceClassifier(model: Model, paths: FacePaths = DEFAUL
     invalidates: [],
   };
 
+  const batchResource = (face: Face): RequestResource => ({
+    face,
+    isWrite: false,
+    isCacheable: false,
+    routeClass: 'batch',
+    ttlName: undefined,
+    dependsOn: [],
+    invalidates: [],
+    isBatch: true,
+  });
+
   function classifyOData(method: string, rest: string, query: string): RequestResource {
     const isWriteMethod = !READ_METHODS.has(method);
     const path = rest.replace(/^\/+/, '');
+    if (method === 'POST' && path === '$batch') return batchResource('odata');
     if (path === '' || path === '$metadata') return isWriteMethod ? unknownResource('odata', true) : documentResource;
     const end = path.search(/[(/]/);
     const first = decode(end < 0 ? path : path.slice(0, end));
@@ -153,7 +170,7 @@ export function createResourceClassifier(model: Model, paths: FacePaths = DEFAUL
     if (set !== undefined) return setResource('odata', set, isWriteMethod, readsAll, end >= 0 && path.indexOf('/', end) >= 0);
     const fn = functionsByName.get(first) ?? functionsByLowerName.get(first.toLowerCase());
     if (fn !== undefined) return functionResource('odata', fn, readsAll);
-    // `$batch` and anything unknown: a write may touch every set, a read may depend on every set.
+    // Anything unknown: a write may touch every set, a read may depend on every set.
     return unknownResource('odata', isWriteMethod);
   }
 
@@ -164,6 +181,10 @@ export function createResourceClassifier(model: Model, paths: FacePaths = DEFAUL
     const fn = functionsByRest.get(`${restMethod} ${path}`);
     if (fn !== undefined) return functionResource('rest', fn, readsAll);
     const segments = path.split('/').filter((s) => s !== '');
+    // `POST /time-entries:batch`: a bulk create, counted by its items.
+    if (method === 'POST' && segments.length === 1 && segments[0]?.endsWith(':batch') === true && setsByRestPath.has(decode(segments[0].slice(0, -6)))) {
+      return batchResource('rest');
+    }
     const set = setsByRestPath.get(decode(segments[0] ?? ''));
     if (set === undefined) return undefined;
     return setResource('rest', set, !READ_METHODS.has(method), readsAll, false);

@@ -13,7 +13,19 @@ export interface WindowCount {
   readonly resetMs: number;
 }
 
+/** What take() did. */
+export interface Taken extends WindowCount {
+  /** Whether the hits were added; `count` is then the count with them, else the count without. */
+  readonly isTaken: boolean;
+}
+
 export interface CounterStore {
   hit(key: string, windowMs: number): Promise<WindowCount>;
+  /**
+   * Adds `amount` hits at once (the operations of a `$batch`) if the count stays within `limit`,
+   * else none: a batch refused takes nothing of the budget. A negative `amount` gives hits back
+   * to a window that is still open (a batch refused by another of its budgets).
+   */
+  take(key: string, windowMs: number, amount: number, limit: number): Promise<Taken>;
   close(): Promise<void>;
 }

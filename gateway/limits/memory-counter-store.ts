@@ -1,5 +1,5 @@
 // Rate-limit counters in this process (the default): a Map swept of ended windows now and then.
-import type { CounterStore, WindowCount } from './counter-store.js';
+import type { CounterStore, Taken, WindowCount } from './counter-store.js';
 
 interface Window {
   count: number;
@@ -26,6 +26,19 @@ export class MemoryCounterStore implements CounterStore {
     }
     window.count++;
     return Promise.resolve({ count: window.count, resetMs: window.endsAt - now });
+  }
+
+  take(key: string, windowMs: number, amount: number, limit: number): Promise<Taken> {
+    const now = Date.now();
+    let window = this.#windows.get(key);
+    if (window === undefined || window.endsAt <= now) {
+      if (amount < 0) return Promise.resolve({ count: 0, resetMs: windowMs, isTaken: false });
+      window = { count: 0, endsAt: now + windowMs };
+      this.#windows.set(key, window);
+    }
+    const isTaken = window.count + amount <= limit;
+    if (isTaken) window.count = Math.max(0, window.count + amount);
+    return Promise.resolve({ count: window.count, resetMs: window.endsAt - now, isTaken });
   }
 
   close(): Promise<void> {

@@ -37,6 +37,10 @@ export function rateLimitFeature(options: RateLimitFeatureOptions = {}): Gateway
             if (shared.store === undefined) return Promise.reject(new Error('the rate-limit counters are not connected yet'));
             return shared.store.hit(key, windowMs);
           },
+          take: (key, windowMs, amount, limit) => {
+            if (shared.store === undefined) return Promise.reject(new Error('the rate-limit counters are not connected yet'));
+            return shared.store.take(key, windowMs, amount, limit);
+          },
           close: () => Promise.resolve(),
         };
       } else {

@@ -6,8 +6,10 @@
 // Hop-by-hop headers and Expect are dropped, X-Forwarded-* and X-Request-Id set; every absolute
 // URI of a response is rewritten from the upstream's root to the gateway's (bodies as they
 // stream, Location/Content-Location headers). Its own error handler writes every failure, the
-// root hooks' refusals included, as an OData error document.
-import type { Readable } from 'node:stream';
+// root hooks' refusals included, as an OData error document. `$batch` has a route of its own,
+// whose body is read and checked before it goes (batch-passthrough.ts).
+import { Readable } from 'node:stream';
+import type { Transform } from 'node:stream';
 import replyFrom from '@fastify/reply-from';
 import type { FastifyReplyFromHooks } from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -16,6 +18,8 @@ import type { UpstreamCall } from '../upstream/upstream-call.js';
 import { newCall, withCall } from '../upstream/upstream-call.js';
 import type { UpstreamStack } from '../upstream/upstream-dispatcher.js';
 import { upstreamFailure } from '../upstream/upstream-faults.js';
+import type { BatchBodyOptions } from './batch-passthrough.js';
+import { BatchAnswerRewriter, isBatchAnswer, registerBatchBody } from './batch-passthrough.js';
 import { stripHopByHop } from './hop-by-hop.js';
 import { sendODataError } from './odata-errors.js';
 import type { RootPair } from './root-rewriter.js';
@@ -40,6 +44,7 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'MERGE', 'DELETE', 'OPTI
 
 export interface PassthroughOptions {
   readonly upstream: UpstreamStack;
+  readonly batch: Omit<BatchBodyOptions, 'odataBasePath'>;
 }
 
 interface UpstreamAnswer {
@@ -51,6 +56,8 @@ interface UpstreamAnswer {
 interface ProxyState {
   readonly pair: RootPair;
   readonly call: UpstreamCall;
+  /** A `$batch`, its body read by the batch reader and handed on as a stream. */
+  readonly isBatch: boolean;
 }
 
 /** Where the response object keeps its request's call, for the `close` listener. */
@@ -101,6 +108,26 @@ function onClientClose(this: { [CALL_OF_RESPONSE]?: UpstreamCall; writableFinish
   if (call !== undefined && !this.writableFinished) call.isClientGone = true;
 }
 
+/**
+ * The upstream's body through `rewriter`. Wired by hand, not with stream.pipeline(): its
+ * AbortController per call showed in the profile of this path. An upstream failure ends the
+ * client's answer; a client gone away releases the upstream connection.
+ */
+function relay(request: FastifyRequest, upstreamBody: Readable, rewriter: Transform): Transform {
+  upstreamBody.once('error', (error) => {
+    request.log.warn({ err: error }, 'upstream body failed while streaming');
+    rewriter.destroy(error);
+  });
+  rewriter.once('error', (error) => {
+    // The upstream's answer itself is malformed (a batch answer the gateway cannot read).
+    if (!upstreamBody.destroyed) request.log.warn({ err: error }, 'upstream answer could not be rewritten');
+  });
+  rewriter.once('close', () => {
+    if (!upstreamBody.readableEnded) upstreamBody.destroy();
+  });
+  return upstreamBody.pipe(rewriter);
+}
+
 export async function passthroughPlugin(app: FastifyInstance, options: PassthroughOptions): Promise<void> {
   const { upstream } = options;
   const upstreamRoot = `${upstream.origin}${upstream.rootPath}`;
@@ -121,6 +148,10 @@ export async function passthroughPlugin(app: FastifyInstance, options: Passthrou
     const res = raw as UpstreamAnswer;
     const state = request.passthrough as ProxyState;
     const contentType = typeof res.headers['content-type'] === 'string' ? res.headers['content-type'] : undefined;
+    if (state.isBatch && isBatchAnswer(res.statusCode, contentType)) {
+      reply.send(relay(request, res.stream, new BatchAnswerRewriter(contentType as string, state.pair)));
+      return;
+    }
     if (request.method === 'HEAD' || !isRewritable(contentType)) {
       reply.send(res.stream);
       return;
@@ -141,19 +172,7 @@ export async function passthroughPlugin(app: FastifyInstance, options: Passthrou
       });
       return;
     }
-    // Wired by hand, not with stream.pipeline(): its AbortController per call showed in the
-    // profile of this path. An upstream failure ends the client's answer; a client gone away
-    // releases the upstream connection.
-    const upstreamBody = res.stream;
-    const rewriter = new RootRewriteStream(state.pair, escapedSlashes);
-    upstreamBody.once('error', (error) => {
-      request.log.warn({ err: error }, 'upstream body failed while streaming');
-      rewriter.destroy(error);
-    });
-    rewriter.once('close', () => {
-      if (!upstreamBody.readableEnded) upstreamBody.destroy();
-    });
-    reply.send(upstreamBody.pipe(rewriter));
+    reply.send(relay(request, res.stream, new RootRewriteStream(state.pair, escapedSlashes)));
   };
 
   // The callbacks of reply.from() are made once, not per request: each reads the request's own
@@ -192,14 +211,16 @@ export async function passthroughPlugin(app: FastifyInstance, options: Passthrou
     const tail = tailOf(request);
     const queryStart = tail.indexOf('?');
     const { key, partition } = request.credential;
-    const state: ProxyState = { pair: rootPairOf(request, upstreamRoot, upstream.rootPath), call: newCall('odata', key, partition) };
+    const isBatch = request.body instanceof Readable;
+    const state: ProxyState = { pair: rootPairOf(request, upstreamRoot, upstream.rootPath), call: newCall('odata', key, partition), isBatch };
     request.passthrough = state;
     (reply.raw as { [CALL_OF_RESPONSE]?: UpstreamCall })[CALL_OF_RESPONSE] = state.call;
     reply.raw.once('close', onClientClose);
     const source = `${upstream.rootPath}${queryStart < 0 ? tail : tail.slice(0, queryStart)}`;
     const body = request.body as Buffer | undefined;
     try {
-      return reply.from(source, body === undefined || body.length === 0 ? hooks : { ...hooks, body, contentType: request.headers['content-type'] ?? 'application/octet-stream' });
+      // A batch's body stream is sent by reply-from as the request's own.
+      return reply.from(source, isBatch || body === undefined || body.length === 0 ? hooks : { ...hooks, body, contentType: request.headers['content-type'] ?? 'application/octet-stream' });
     } catch (error) {
       // reply-from decodes the path to look for `..`: a path that does not decode is the client's.
       if (error instanceof URIError) throw new MalformedUrlError();
@@ -210,6 +231,10 @@ export async function passthroughPlugin(app: FastifyInstance, options: Passthrou
   for (const url of [ROOT_ROUTE, `${ROOT_ROUTE}/*`]) {
     app.route({ method: [...METHODS], url, handler: proxy, config: { metricsRoute: `${PASSTHROUGH_ROOT}/*` } });
   }
-
   app.setErrorHandler(sendODataError);
+  // Its own context, for its own body parser (after the error handler, which it inherits).
+  await app.register(async (batch) => {
+    registerBatchBody(batch, { ...options.batch, odataBasePath: PASSTHROUGH_ROOT });
+    batch.route({ method: 'POST', url: `${ROOT_ROUTE}/$batch`, handler: proxy, config: { metricsRoute: `${PASSTHROUGH_ROOT}/$batch` } });
+  });
 }

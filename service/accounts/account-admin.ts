@@ -100,6 +100,27 @@ export async function revokeKeys(db: Kysely<Database>, userId: number): Promise<
   });
 }
 
+export interface KeyListing {
+  readonly id: number;
+  readonly prefix: string;
+  readonly createdAt: number;
+  readonly lastUsedAt: number | null;
+}
+
+/** The user's keys that are not revoked, newest first (prefixes only: keys are never stored). */
+export async function listKeys(db: Kysely<Database>, userId: number): Promise<readonly KeyListing[]> {
+  const rows = await db.selectFrom('api_keys').select(['id', 'prefix', 'created_at', 'last_used_at'])
+    .where('user_id', '=', userId).where('revoked_at', 'is', null).orderBy('id', 'desc').execute();
+  return rows.map((row) => ({ id: row.id, prefix: row.prefix, createdAt: row.created_at, lastUsedAt: row.last_used_at }));
+}
+
+/** Revokes one key of the user; false when the user has no such key that is not revoked yet. */
+export async function revokeKey(db: Kysely<Database>, userId: number, keyId: number): Promise<boolean> {
+  const result = await db.updateTable('api_keys').set({ revoked_at: Date.now() })
+    .where('user_id', '=', userId).where('id', '=', keyId).where('revoked_at', 'is', null).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
 async function insertUser(trx: Transaction<Database>, user: CreateUserInput, now: number): Promise<CreatedUser> {
   const email = input.email(user.email);
   const row = {

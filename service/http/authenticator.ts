@@ -5,6 +5,7 @@
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { authenticate } from '../accounts/authenticate.js';
+import type { Principal } from '../accounts/authenticate.js';
 import { hashApiKey } from '../accounts/api-keys.js';
 import { UnauthorizedError } from '../odata-server/errors.js';
 import type { Database } from '../storage/schema.js';
@@ -37,17 +38,22 @@ export class Authenticator {
     if (cached !== undefined) return cached;
     const result = await authenticate(this.db, key);
     if (!result.ok) throw new UnauthorizedError(REFUSALS[result.reason]);
-    const settings = await this.db.selectFrom('account_settings').select(['booking_close_date', 'hourly_rates_enabled', 'time_zone'])
-      .where('account_id', '=', result.accountId).executeTakeFirst();
-    const caller: Caller = {
-      accountId: result.accountId,
-      userId: result.userId,
-      isAdmin: result.accessRights === ACCESS_RIGHTS.administrator,
-      bookingCloseDate: settings?.booking_close_date ?? null,
-      hourlyRatesEnabled: settings?.hourly_rates_enabled === 1,
-      timeZone: settings?.time_zone ?? 'UTC',
-    };
+    const caller = await callerOf(this.db, result);
     this.cache?.set(hash, caller);
     return caller;
   }
+}
+
+/** The Caller of a signed-in user (by API key or web session): their role and account settings. */
+export async function callerOf(db: Kysely<Database>, principal: Principal): Promise<Caller> {
+  const settings = await db.selectFrom('account_settings').select(['booking_close_date', 'hourly_rates_enabled', 'time_zone'])
+    .where('account_id', '=', principal.accountId).executeTakeFirst();
+  return {
+    accountId: principal.accountId,
+    userId: principal.userId,
+    isAdmin: principal.accessRights === ACCESS_RIGHTS.administrator,
+    bookingCloseDate: settings?.booking_close_date ?? null,
+    hourlyRatesEnabled: settings?.hourly_rates_enabled === 1,
+    timeZone: settings?.time_zone ?? 'UTC',
+  };
 }

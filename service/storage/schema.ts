@@ -29,7 +29,7 @@ export interface ChangeStamp {
   last_change_author: number;
 }
 
-/** The row version of the tables clients write (migration 003): 1 on insert, bumped by each change. */
+/** The row version of the tables clients write (migration 004): 1 on insert, bumped by each change. */
 export interface RowVersion {
   version: Generated<number>;
 }
@@ -52,6 +52,8 @@ export interface UsersTable extends CustomFields, ChangeStamp {
   access_rights: number;
   comment: string | null;
   active: Flag;
+  /** scrypt hash of the web interface password (passwords.ts); null until an invitation is redeemed. */
+  password_hash: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ApiKeysTable {
@@ -64,6 +66,31 @@ export interface ApiKeysTable {
   prefix: string;
   created_at: EpochMs;
   revoked_at: EpochMs | null;
+  /** When the key last authenticated a request (updated at most once a minute). */
+  last_used_at: ColumnType<EpochMs | null, EpochMs | null | undefined, EpochMs | null>;
+}
+
+/** A signed-in browser (service/web/sessions.ts). */
+export interface WebSessionsTable {
+  /** sha-256 of the session cookie's value, lowercase hex. */
+  token_hash: string;
+  account_id: number;
+  user_id: number;
+  /** The token every form and write of this session must carry. */
+  csrf_token: string;
+  created_at: EpochMs;
+  expires_at: EpochMs;
+}
+
+/** A one-time link to set a password (service/accounts/invitations.ts). */
+export interface InvitationsTable {
+  /** sha-256 of the link's token, lowercase hex. */
+  token_hash: string;
+  account_id: number;
+  user_id: number;
+  created_at: EpochMs;
+  expires_at: EpochMs;
+  used_at: EpochMs | null;
 }
 
 export interface AccountSettingsTable {
@@ -169,6 +196,8 @@ export interface Database {
   tasks: TasksTable;
   time_entries: TimeEntriesTable;
   deleted_time_entries: DeletedTimeEntriesTable;
+  web_sessions: WebSessionsTable;
+  invitations: InvitationsTable;
 }
 
 export type TableName = keyof Database;

@@ -1,8 +1,10 @@
 // `npm start` (`timegate start`): first run creates the database and the demo account, starts the
 // gateway in front of the service and prints the URLs and keys; the keys work on both faces; a
-// second run prints the same keys from demo-keys.json.
+// second run prints the same keys from demo-keys.json; the service runs on every core.
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -10,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 interface Started {
   readonly banner: string;
+  readonly pid: number;
   stop(): Promise<number | null>;
 }
 
@@ -23,7 +26,7 @@ function start(db: string): Promise<Started> {
     createInterface({ input: child.stdout }).on('line', (line) => {
       banner += `${line}\n`;
       if (line.startsWith('Stop with Ctrl+C')) {
-        resolve({ banner, stop: () => (child.kill('SIGINT'), exited) });
+        resolve({ banner, pid: child.pid as number, stop: () => (child.kill('SIGINT'), exited) });
       }
     });
   });
@@ -67,11 +70,16 @@ describe('timegate start', () => {
     const document = (await (await fetch(openapiUrl)).json()) as { openapi: string };
     expect(document.openapi).toBe('3.1.0');
     expect((await fetch(docsUrl)).status).toBe(200);
+    // The service runs as one worker per core (--workers auto), the gateway in the process itself.
+    const cores = availableParallelism();
+    const workers = readFileSync(`/proc/${first.pid}/task/${first.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+    expect(workers).toHaveLength(cores > 1 ? cores : 0);
     expect(await first.stop()).toBe(0);
+    expect(workers.filter((pid) => existsSync(`/proc/${pid}`))).toEqual([]);
     expect((await stat(join(folder, 'data', 'demo-keys.json'))).mode & 0o777).toBe(0o600);
 
     const second = await start(db);
     expect([...second.banner.matchAll(/\s(tg_[\w-]{43})$/gm)].map((m) => m[1])).toEqual(keys);
     expect(await second.stop()).toBe(0);
-  }, 60_000);
+  }, 120_000);
 });

@@ -1,0 +1,293 @@
+// My timesheet: a week (Monday to Sunday) with each day's entries and totals, previous/next week
+// and today; adding, editing and deleting entries (duration entries and start/end entries). The
+// form only turns fields into an entry; every rule (booking close date, locked entries, bookable
+// projects and tasks, required fields, their German messages) is the data source's, as for the API.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { EdmRecord } from '../../../odata/edm.js';
+import { ServiceError } from '../../odata-server/errors.js';
+import { addDays, instantOf, isDate, minutesOf, mondayOf, wallClock } from '../clock.js';
+import { flag, html } from '../html.js';
+import type { Html } from '../html.js';
+import { fill } from '../i18n.js';
+import { csrfField, described, field, layout } from '../layout.js';
+import type { PageContext } from '../layout.js';
+import type { WebDependencies } from '../plugin.js';
+import { sendPage, signedIn } from '../plugin.js';
+import type { WebSession } from '../sessions.js';
+import { durationString } from '../../timetracking/sets/time-entries.js';
+import { bookedOn, duration, isRunning, startOf, timeSpan } from './entry-view.js';
+
+interface EntryForm {
+  readonly date: string;
+  readonly kind: '1' | '2';
+  readonly duration: string;
+  readonly start: string;
+  readonly end: string;
+  readonly projectId: string;
+  readonly taskId: string;
+  readonly comment: string;
+  readonly billable: boolean;
+}
+
+type Errors = Record<string, string>;
+
+/** Which form field shows the message of a rule about a property. */
+const FIELD_OF: Readonly<Record<string, string>> = {
+  ProjectID: 'project', TaskID: 'task', Comment: 'comment', StartTime: 'start', EndTime: 'end', TypeID: 'kind',
+};
+
+function formOf(entry: EdmRecord, timeZone: string): EntryForm {
+  const start = wallClock(startOf(entry), timeZone);
+  const end = entry.EndTime instanceof Date ? wallClock(entry.EndTime.getTime(), timeZone).time : '';
+  return {
+    date: start.date,
+    kind: entry.TypeID === 1 ? '1' : '2',
+    duration: durationString(entry.DurationSeconds as number).replace(/^0(\d)/, '$1'),
+    start: start.time,
+    end,
+    projectId: String(entry.ProjectID),
+    taskId: entry.TaskID === null ? '' : String(entry.TaskID),
+    comment: (entry.Comment as string | null) ?? '',
+    billable: entry.Billable === true,
+  };
+}
+
+function formFrom(body: unknown): EntryForm {
+  const b = (body ?? {}) as Record<string, string | undefined>;
+  const s = (name: string) => (typeof b[name] === 'string' ? b[name] as string : '').slice(0, 2000);
+  return {
+    date: s('date').trim(), kind: s('kind') === '1' ? '1' : '2', duration: s('duration').trim(), start: s('start').trim(), end: s('end').trim(),
+    projectId: s('project'), taskId: s('task'), comment: s('comment'), billable: s('billable') === '1',
+  };
+}
+
+/** The entry's values from the form, or the fields' errors. */
+function valuesOf(form: EntryForm, ctx: PageContext, timeZone: string, isUpdate = false): { values: EdmRecord } | { errors: Errors } {
+  const { t } = ctx;
+  const errors: Errors = {};
+  if (!isDate(form.date)) errors.date = t.invalidDate;
+  const values: EdmRecord = {
+    TypeID: Number(form.kind),
+    TaskID: /^\d{1,9}$/.test(form.taskId) ? Number(form.taskId) : null,
+    Comment: form.comment.trim() === '' ? null : form.comment,
+    Billable: form.billable,
+  };
+  if (form.kind === '1') {
+    const minutes = minutesOfDuration(form.duration);
+    if (minutes === undefined) errors.duration = t.invalidDuration;
+    if (errors.date === undefined && minutes !== undefined) {
+      const start = instantOf(form.date, 0, timeZone);
+      values.StartTime = new Date(start);
+      values.EndTime = new Date(start + minutes * 60_000);
+    }
+  } else {
+    const start = minutesOf(form.start);
+    const end = minutesOf(form.end);
+    if (start === undefined) errors.start = t.invalidTime;
+    if (end === undefined) errors.end = t.invalidTime;
+    if (errors.date === undefined && start !== undefined && end !== undefined) {
+      values.StartTime = new Date(instantOf(form.date, start, timeZone));
+      values.EndTime = new Date(instantOf(form.date, end, timeZone));
+    }
+  }
+  // No project: absent on create (the rules' "required"), null on update (merge would keep the old).
+  if (/^\d{1,9}$/.test(form.projectId)) values.ProjectID = Number(form.projectId);
+  else if (isUpdate) values.ProjectID = null;
+  return Object.keys(errors).length === 0 ? { values } : { errors };
+}
+
+/** `h:mm` or `hh:mm` (hours may exceed 23 for a long day), or decimal hours `1,5`. */
+function minutesOfDuration(text: string): number | undefined {
+  const clock = /^(\d{1,3}):([0-5]\d)$/.exec(text);
+  if (clock !== null) return Number(clock[1]) * 60 + Number(clock[2]);
+  const decimal = /^(\d{1,3})(?:[.,](\d{1,2}))?$/.exec(text);
+  if (decimal !== null) return Math.round(Number(`${decimal[1]}.${decimal[2] ?? '0'}`) * 60);
+  return undefined;
+}
+
+export function registerTimesheetPages(web: FastifyInstance, deps: WebDependencies): void {
+  const { bookings } = deps;
+
+  async function entryForm(ctx: PageContext, session: WebSession, action: string, form: EntryForm, errors: Errors, editable: boolean): Promise<Html> {
+    const { t } = ctx;
+    const [projects, tasks] = await Promise.all([bookings.bookableProjects(session.caller), bookings.activeTasks(session.caller)]);
+    // An entry booked on a project no longer bookable still shows what it is booked on.
+    const names = await bookings.names(session.caller);
+    const projectChoices = projects.some((p) => String(p.id) === form.projectId) || form.projectId === ''
+      ? projects : [...projects, { id: Number(form.projectId), name: names.projects.get(Number(form.projectId)) ?? `#${form.projectId}` }];
+    const disabled = flag('disabled', !editable);
+    const e = (name: string) => errors[name];
+    return html`
+      <form method="post" action="${action}" class="card entry-form" novalidate>
+        ${csrfField(ctx)}
+        ${errors.form === undefined ? '' : html`<p class="error" role="alert">${errors.form}</p>`}
+        <fieldset${disabled}>
+        ${field('date', t.date, html`<input id="date" name="date" type="date" required value="${form.date}"${described('date', e('date'))}>`, e('date'))}
+        <fieldset class="kind"><legend>${t.kind}</legend>
+          <label><input type="radio" name="kind" value="2"${flag('checked', form.kind === '2')}> ${t.kindStartEnd}</label>
+          <label><input type="radio" name="kind" value="1"${flag('checked', form.kind === '1')}> ${t.kindDuration}</label>
+          ${e('kind') === undefined ? '' : html`<p class="field-error">${e('kind')}</p>`}
+        </fieldset>
+        <div class="times">
+          ${field('start', t.startTime, html`<input id="start" name="start" inputmode="numeric" placeholder="09:00" value="${form.start}"${described('start', e('start'))}>`, e('start'))}
+          ${field('end', t.endTime, html`<input id="end" name="end" inputmode="numeric" placeholder="12:30" value="${form.end}"${described('end', e('end'))}>`, e('end'))}
+          ${field('duration', t.duration, html`<input id="duration" name="duration" inputmode="numeric" placeholder="1:30" value="${form.duration}"${described('duration', e('duration'))}>`, e('duration'))}
+        </div>
+        ${field('project', t.project, html`<select id="project" name="project" required${described('project', e('project'))}><option value=""></option>${projectChoices.map((p) =>
+          html`<option value="${p.id}"${flag('selected', String(p.id) === form.projectId)}>${p.name}</option>`)}</select>`, e('project'))}
+        ${field('task', t.task, html`<select id="task" name="task"${described('task', e('task'))}><option value="">${t.noTask}</option>${tasks.map((task) =>
+          html`<option value="${task.id}"${flag('selected', String(task.id) === form.taskId)}>${task.name}</option>`)}</select>`, e('task'))}
+        ${field('comment', t.comment, html`<textarea id="comment" name="comment" rows="2" maxlength="1500"${described('comment', e('comment'))}>${form.comment}</textarea>`, e('comment'))}
+        <div class="field check"><input id="billable" name="billable" type="checkbox" value="1"${flag('checked', form.billable)}><label for="billable">${t.billable}</label></div>
+        </fieldset>
+        ${editable ? html`<button type="submit" class="primary">${t.save}</button>` : ''}
+      </form>`;
+  }
+
+  /** A write's refusal by the rules as the form's errors; anything else is thrown on. */
+  function refusal(error: unknown): Errors {
+    if (!(error instanceof ServiceError) || error.status >= 500 || error.status === 401) throw error;
+    const fieldName = FIELD_OF[error.target ?? ''];
+    return fieldName === undefined ? { form: error.message } : { [fieldName]: error.message };
+  }
+
+  web.get('/timesheet', async (request, reply) => {
+    const session = signedIn(request, reply);
+    if (session === undefined) return reply;
+    const ctx = request.page;
+    const { t } = ctx;
+    const { timeZone, caller } = session;
+    const query = request.query as { week?: string; done?: string };
+    const today = wallClock(Date.now(), timeZone).date;
+    const monday = mondayOf(typeof query.week === 'string' && isDate(query.week) ? query.week : today);
+    const days = Array.from({ length: 7 }, (_, i) => addDays(monday, i));
+    const [entries, names] = await Promise.all([
+      bookings.ownEntries(caller, new Date(instantOf(monday, 0, timeZone)), new Date(instantOf(addDays(monday, 7), 0, timeZone))),
+      bookings.names(caller),
+    ]);
+    const byDay = new Map<string, EdmRecord[]>(days.map((day) => [day, []]));
+    for (const entry of entries) byDay.get(wallClock(startOf(entry), timeZone).date)?.push(entry);
+    const seconds = (list: readonly EdmRecord[]) => list.reduce((sum, entry) => sum + (entry.DurationSeconds as number), 0);
+    const dayName = new Intl.DateTimeFormat(ctx.lang === 'de' ? 'de-DE' : 'en-GB', { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' });
+    const label = (day: string) => dayName.format(new Date(`${day}T12:00:00Z`));
+    const short = new Intl.DateTimeFormat(ctx.lang === 'de' ? 'de-DE' : 'en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+    const title = fill(t.week, { from: short.format(new Date(`${monday}T12:00:00Z`)), to: short.format(new Date(`${addDays(monday, 6)}T12:00:00Z`)) });
+    const notice = query.done === 'saved' ? t.saved : query.done === 'deleted' ? t.deleted : undefined;
+    const newDate = days.includes(today) ? today : monday;
+    const body = html`
+      <nav class="week-nav" aria-label="${t.timesheet}">
+        <a href="/timesheet?week=${addDays(monday, -7)}" rel="prev">← ${t.previousWeek}</a>
+        <a href="/timesheet?week=${today}">${t.today}</a>
+        <a href="/timesheet?week=${addDays(monday, 7)}" rel="next">${t.nextWeek} →</a>
+      </nav>
+      <p class="week-total">${t.weekTotal}: <strong data-total="week">${durationString(seconds(entries))}</strong></p>
+      <a class="button" href="/timesheet/new?date=${newDate}">${t.addEntry}</a>
+      ${days.map((day) => {
+        const list = byDay.get(day) ?? [];
+        return html`<section class="day${day === today ? ' today' : ''}" aria-labelledby="d-${day}">
+          <h2 id="d-${day}"><span>${label(day)}</span> <span class="day-total" data-total="${day}">${durationString(seconds(list))}</span></h2>
+          ${list.length === 0 ? html`<p class="empty">${t.noEntries}</p>` : html`<ul class="entries">${list.map((entry) => html`
+            <li data-entry="${String(entry.ID)}"><span class="span">${timeSpan(entry, timeZone)}</span>
+              ${bookedOn(entry, names, t)}
+              ${entry.Comment === null ? '' : html`<span class="comment">${entry.Comment as string}</span>`}
+              <span class="duration">${duration(entry)}${isRunning(entry) ? ' ▶' : ''}</span>
+              ${entry.IsEditable === true && !isRunning(entry)
+                ? html`<a class="edit" href="/timesheet/entries/${String(entry.ID)}" aria-label="${t.edit}: ${timeSpan(entry, timeZone) || duration(entry)} ${names.projects.get(entry.ProjectID as number) ?? ''}">${t.edit}</a>`
+                : html`<span class="tag">${entry.Locked === true ? t.locked : ''}</span>`}
+            </li>`)}</ul>`}
+        </section>`;
+      })}`;
+    return sendPage(reply, 200, layout(ctx, title, body, { notice }));
+  });
+
+  web.get('/timesheet/new', async (request, reply) => {
+    const session = signedIn(request, reply);
+    if (session === undefined) return reply;
+    const given = (request.query as { date?: string }).date;
+    const date = typeof given === 'string' && isDate(given) ? given : wallClock(Date.now(), session.timeZone).date;
+    const form: EntryForm = { date, kind: '2', duration: '', start: '', end: '', projectId: '', taskId: '', comment: '', billable: true };
+    return sendPage(reply, 200, layout(request.page, request.page.t.newEntry, await entryForm(request.page, session, '/timesheet/new', form, {}, true)));
+  });
+
+  web.post('/timesheet/new', async (request, reply) => {
+    const session = signedIn(request, reply);
+    if (session === undefined) return reply;
+    const form = formFrom(request.body);
+    const parsed = valuesOf(form, request.page, session.timeZone);
+    let errors: Errors;
+    if ('values' in parsed) {
+      try {
+        await bookings.create(session.caller, parsed.values);
+        return reply.redirect(`/timesheet?week=${form.date}&done=saved`, 303);
+      } catch (error) {
+        errors = refusal(error);
+      }
+    } else {
+      errors = parsed.errors;
+    }
+    return sendPage(reply, 422, layout(request.page, request.page.t.newEntry, await entryForm(request.page, session, '/timesheet/new', form, errors, true)));
+  });
+
+  /** The caller's own entry of the URL, or a 404 page sent (another's entry is no different from none). */
+  async function ownEntry(request: FastifyRequest, reply: FastifyReply, session: WebSession): Promise<EdmRecord | undefined> {
+    const text = (request.params as { id: string }).id;
+    const entry = /^\d{1,10}$/.test(text) ? await bookings.ownEntry(session.caller, Number(text)) : undefined;
+    if (entry === undefined) void sendPage(reply, 404, layout(request.page, request.page.t.editEntry, html``, { error: request.page.t.notFound }));
+    return entry;
+  }
+
+  async function editPage(ctx: PageContext, session: WebSession, entry: EdmRecord, form: EntryForm, errors: Errors): Promise<string> {
+    const { t } = ctx;
+    const editable = entry.IsEditable === true && !isRunning(entry);
+    const action = `/timesheet/entries/${String(entry.ID)}`;
+    return layout(ctx, t.editEntry, html`
+      ${editable ? '' : html`<p class="notice" role="status">${t.readOnly}</p>`}
+      ${await entryForm(ctx, session, action, form, errors, editable)}
+      ${editable ? html`<form method="post" action="${action}/delete" class="danger">${csrfField(ctx)}<button type="submit">${t.delete}</button></form>` : ''}
+      <p><a href="/timesheet?week=${form.date}">${t.cancel}</a></p>`);
+  }
+
+  web.get('/timesheet/entries/:id', async (request, reply) => {
+    const session = signedIn(request, reply);
+    if (session === undefined) return reply;
+    const entry = await ownEntry(request, reply, session);
+    if (entry === undefined) return reply;
+    return sendPage(reply, 200, await editPage(request.page, session, entry, formOf(entry, session.timeZone), {}));
+  });
+
+  web.post('/timesheet/entries/:id', async (request, reply) => {
+    const session = signedIn(request, reply);
+    if (session === undefined) return reply;
+    const entry = await ownEntry(request, reply, session);
+    if (entry === undefined) return reply;
+    const form = formFrom(request.body);
+    const parsed = valuesOf(form, request.page, session.timeZone, true);
+    let errors: Errors;
+    if ('values' in parsed) {
+      try {
+        await bookings.update(session.caller, entry.ID as number, parsed.values);
+        return reply.redirect(`/timesheet?week=${form.date}&done=saved`, 303);
+      } catch (error) {
+        errors = refusal(error);
+      }
+    } else {
+      errors = parsed.errors;
+    }
+    return sendPage(reply, errors.form === undefined ? 422 : 403, await editPage(request.page, session, entry, form, errors));
+  });
+
+  web.post('/timesheet/entries/:id/delete', async (request, reply) => {
+    const session = signedIn(request, reply);
+    if (session === undefined) return reply;
+    const entry = await ownEntry(request, reply, session);
+    if (entry === undefined) return reply;
+    const date = wallClock(startOf(entry), session.timeZone).date;
+    try {
+      await bookings.remove(session.caller, entry.ID as number);
+    } catch (error) {
+      const errors = refusal(error);
+      return sendPage(reply, 403, await editPage(request.page, session, entry, formOf(entry, session.timeZone), errors));
+    }
+    return reply.redirect(`/timesheet?week=${date}&done=deleted`, 303);
+  });
+}

@@ -1,0 +1,200 @@
+// The web interface's pages over real HTTP, signed in as the demo employee Jana: her week and
+// nobody else's, adding, editing and deleting entries under the API's rules and messages, other
+// people's and other accounts' entry ids answered 404, the page's stopwatch being the API's,
+// and her API keys made and revoked in the profile.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from '../../service/accounts/account-admin.js';
+import { durationString } from '../../service/timetracking/sets/time-entries.js';
+import { instantOf } from '../../service/web/clock.js';
+import { testDatabases } from '../helpers/databases.js';
+import type { TestService } from '../helpers/service.js';
+import { DEMO_NOW, startTestService } from '../helpers/service.js';
+import type { WebClient } from '../helpers/web-client.js';
+import { signedInClient } from '../helpers/web-client.js';
+
+const ZONE = 'Europe/Berlin';
+const WEEK = '2026-11-16';
+
+describe.each(testDatabases)('web timesheet on $name', (kind) => {
+  let t: TestService;
+  let jana: WebClient;
+  let otherAccountEntry: number;
+
+  beforeAll(async () => {
+    t = await startTestService(kind);
+    jana = await signedInClient(t.origin, t.database, t.jana.userId, t.jana.email);
+    const other = await createAccount(t.database.db, { name: 'Fremd GmbH', adminEmail: 'chef@fremd.example' });
+    const stamp = { account_id: other.accountId, last_change_time: DEMO_NOW, last_change_author: other.userId };
+    const project = await t.database.db.insertInto('projects').values({ ...stamp, name: 'Fremd', active: 1 }).returning('id').executeTakeFirstOrThrow();
+    otherAccountEntry = (await t.database.db.insertInto('time_entries').values({
+      ...stamp, type_id: 2, user_id: other.userId, project_id: project.id, start_time: DEMO_NOW - 3_600_000, end_time: DEMO_NOW, billable: 1, locked: 0,
+    }).returning('id').executeTakeFirstOrThrow()).id;
+  }, 60_000);
+  afterAll(() => t?.close());
+
+  const api = (path: string, key = t.jana.apiKey) => fetch(`${t.root}${path}${path.includes('?') ? '&' : '?'}$format=json`, { headers: { 'x-serviceapikey': key } });
+  const entryRow = (id: number) => t.database.db.selectFrom('time_entries').selectAll().where('id', '=', id).executeTakeFirst();
+  const weekRows = (userId: number) => t.database.db.selectFrom('time_entries').select(['id', 'start_time', 'end_time'])
+    .where('user_id', '=', userId).where('start_time', '>=', instantOf(WEEK, 0, ZONE)).where('start_time', '<', instantOf('2026-11-23', 0, ZONE)).execute();
+  const entryIds = (page: string) => [...page.matchAll(/data-entry="(\d+)"/g)].map((m) => Number(m[1])).sort((a, b) => a - b);
+
+  it('shows her own week with totals per day and week, and no colleague\'s entry', async () => {
+    const page = await jana.get(`/timesheet?week=2026-11-18`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Woche vom 16. Nov. 2026 bis 22. Nov. 2026');
+    const mine = await weekRows(t.jana.userId);
+    expect(mine.length).toBeGreaterThan(10);
+    expect(entryIds(page.text)).toEqual(mine.map((row) => row.id).sort((a, b) => a - b));
+    const toms = await weekRows(t.tom.userId);
+    expect(toms.length).toBeGreaterThan(10);
+    for (const row of toms) expect(page.text).not.toContain(`data-entry="${row.id}"`);
+    const total = mine.reduce((sum, row) => sum + Math.floor(((row.end_time ?? 0) - row.start_time) / 1000), 0);
+    expect(page.text).toContain(`data-total="week">${durationString(total)}<`);
+    const thursday = mine.filter((row) => row.start_time >= instantOf('2026-11-19', 0, ZONE) && row.start_time < instantOf('2026-11-20', 0, ZONE));
+    const thursdayTotal = thursday.reduce((sum, row) => sum + Math.floor(((row.end_time ?? 0) - row.start_time) / 1000), 0);
+    expect(page.text).toContain(`data-total="2026-11-19">${durationString(thursdayTotal)}<`);
+    expect(page.text).toContain('href="/timesheet?week=2026-11-09"');
+    expect(page.text).toContain('href="/timesheet?week=2026-11-23"');
+  });
+
+  it('answers 404 for a colleague\'s or another account\'s entry id in an edit URL, and changes nothing through it', async () => {
+    const tomsEntry = (await weekRows(t.tom.userId))[0]?.id as number;
+    const before = await entryRow(tomsEntry);
+    for (const id of [tomsEntry, otherAccountEntry, 999_999_999, 0]) {
+      await jana.get('/timesheet');
+      expect((await jana.get(`/timesheet/entries/${id}`)).status).toBe(404);
+      expect((await jana.post(`/timesheet/entries/${id}`, { date: '2026-11-18', kind: '2', start: '09:00', end: '10:00', project: '1' })).status).toBe(404);
+      expect((await jana.post(`/timesheet/entries/${id}/delete`)).status).toBe(404);
+    }
+    for (const id of ['abc', '1e3', '-1', '99999999999999999999']) expect((await jana.get(`/timesheet/entries/${id}`)).status).toBe(404);
+    expect(await entryRow(tomsEntry)).toEqual(before);
+    expect(await entryRow(otherAccountEntry)).toBeDefined();
+  });
+
+  it('adds a start/end entry and a duration entry, edits and deletes one, as the API stores them', async () => {
+    await jana.get('/timesheet/new?date=2026-11-18');
+    const added = await jana.post('/timesheet/new', { date: '2026-11-18', kind: '2', start: '19:00', end: '20:15', project: '1', task: '2', comment: 'Abends', billable: '1' });
+    expect(added.status).toBe(303);
+    expect(added.location).toBe('/timesheet?week=2026-11-18&done=saved');
+    const created = await t.database.db.selectFrom('time_entries').selectAll().where('user_id', '=', t.jana.userId).where('comment', '=', 'Abends').executeTakeFirstOrThrow();
+    expect(created).toMatchObject({ type_id: 2, project_id: 1, task_id: 2, billable: 1, start_time: instantOf('2026-11-18', 19 * 60, ZONE), end_time: instantOf('2026-11-18', 20 * 60 + 15, ZONE) });
+
+    const duration = await jana.post('/timesheet/new', { date: '2026-11-17', kind: '1', duration: '1:30', project: '3', comment: 'Dauer' });
+    expect(duration.status).toBe(303);
+    const stored = await t.database.db.selectFrom('time_entries').selectAll().where('comment', '=', 'Dauer').executeTakeFirstOrThrow();
+    expect(stored).toMatchObject({ type_id: 1, start_time: instantOf('2026-11-17', 0, ZONE), end_time: instantOf('2026-11-17', 90, ZONE), billable: 0 });
+
+    const week = await jana.get('/timesheet?week=2026-11-18&done=saved');
+    expect(week.text).toContain('Gespeichert.');
+    expect(entryIds(week.text)).toContain(created.id);
+
+    const edit = await jana.get(`/timesheet/entries/${created.id}`);
+    expect(edit.text).toContain('value="19:00"');
+    expect((await jana.post(`/timesheet/entries/${created.id}`, { date: '2026-11-18', kind: '2', start: '19:00', end: '21:00', project: '1', task: '2', comment: 'Länger' })).status).toBe(303);
+    expect(await entryRow(created.id)).toMatchObject({ end_time: instantOf('2026-11-18', 21 * 60, ZONE), comment: 'Länger', billable: 0 });
+    const viaApi = await (await api(`/TimeEntries(${created.id})`)).json() as { d: { Comment: string; DurationSeconds: number } };
+    expect(viaApi.d).toMatchObject({ Comment: 'Länger', DurationSeconds: 7200 });
+
+    await jana.get(`/timesheet/entries/${created.id}`);
+    const deleted = await jana.post(`/timesheet/entries/${created.id}/delete`);
+    expect(deleted.location).toBe('/timesheet?week=2026-11-18&done=deleted');
+    expect(await entryRow(created.id)).toBeUndefined();
+    expect((await api(`/TimeEntries(${created.id})`)).status).toBe(404);
+  });
+
+  it('refuses what the API refuses, with the service\'s German messages beside the field', async () => {
+    await jana.get('/timesheet/new');
+    const noProject = await jana.post('/timesheet/new', { date: '2026-11-18', kind: '2', start: '08:00', end: '09:00', project: '' });
+    expect(noProject.status).toBe(422);
+    expect(noProject.text).toMatch(/<p class="field-error" id="project-error">Der Zeiteintrag kann nicht gespeichert werden: ProjectID ist ein Pflichtfeld\.<\/p>/);
+    const backwards = await jana.post('/timesheet/new', { date: '2026-11-18', kind: '2', start: '10:00', end: '09:00', project: '1' });
+    expect(backwards.text).toMatch(/id="end-error">Der Zeiteintrag kann nicht gespeichert werden: Die Endzeit \(EndTime\) liegt vor der Startzeit/);
+    // The archived project is not offered, and not accepted either.
+    expect(noProject.text).not.toContain('Kassensystem');
+    const archived = await jana.post('/timesheet/new', { date: '2026-11-18', kind: '2', start: '08:00', end: '09:00', project: '5' });
+    expect(archived.text).toContain('Auf das Projekt 5 darf nicht gebucht werden');
+    const badTime = await jana.post('/timesheet/new', { date: '2026-02-30', kind: '2', start: '25:00', end: 'x', project: '1' });
+    expect(badTime.status).toBe(422);
+    expect(badTime.text).toContain('id="date-error"');
+    expect(badTime.text).toContain('id="start-error"');
+    const tooLong = await jana.post('/timesheet/new', { date: '2026-11-18', kind: '2', start: '08:00', end: '09:00', project: '1', comment: 'x'.repeat(1501) });
+    expect(tooLong.text).toContain('Comment darf höchstens 1500 Zeichen lang sein.');
+    // What was typed stays in the form.
+    expect(tooLong.text).toContain('value="08:00"');
+  });
+
+  it('shows locked entries read-only and refuses to change or delete them', async () => {
+    const locked = await t.database.db.selectFrom('time_entries').selectAll().where('user_id', '=', t.jana.userId).where('locked', '=', 1).executeTakeFirstOrThrow();
+    const page = await jana.get(`/timesheet/entries/${locked.id}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Dieser Eintrag kann nicht mehr geändert werden.');
+    expect(page.text).toContain('<fieldset disabled>');
+    const change = await jana.post(`/timesheet/entries/${locked.id}`, { date: '2026-10-01', kind: '2', start: '08:00', end: '09:00', project: String(locked.project_id) });
+    expect(change.status).toBe(403);
+    expect(change.text).toContain('Der Zeiteintrag ist gesperrt');
+    expect((await jana.post(`/timesheet/entries/${locked.id}/delete`)).status).toBe(403);
+    expect(await entryRow(locked.id)).toEqual(locked);
+  });
+
+  it('refuses entries in the closed booking period', async () => {
+    await t.database.db.updateTable('account_settings').set({ booking_close_date: instantOf('2026-11-01', 0, ZONE) }).execute();
+    try {
+      await jana.get('/timesheet/new');
+      const closed = await jana.post('/timesheet/new', { date: '2026-10-20', kind: '1', duration: '2:00', project: '1', comment: 'zu spät' });
+      expect(closed.status).toBe(422);
+      expect(closed.text).toContain('Der Buchungszeitraum vor dem');
+      expect(await t.database.db.selectFrom('time_entries').select('id').where('comment', '=', 'zu spät').execute()).toEqual([]);
+    } finally {
+      await t.database.db.updateTable('account_settings').set({ booking_close_date: null }).execute();
+    }
+  });
+
+  it('the page\'s stopwatch is the API\'s: started here, current there; halted there, finished here', async () => {
+    await jana.get('/stopwatch');
+    expect((await jana.post('/stopwatch/start', { project: '1', task: '2', comment: 'Seite', billable: '1' })).status).toBe(303);
+    const current = await (await api('/CurrentStopWatch')).json() as { d: { ID: number; ProjectID: number; Comment: string } };
+    expect(current.d).toMatchObject({ ProjectID: 1, Comment: 'Seite' });
+    const page = await jana.get('/stopwatch');
+    expect(page.text).toContain('Läuft seit');
+    expect(page.text).toContain('id="elapsed"');
+    // A second start halts the first, as StartStopWatch does.
+    expect((await jana.post('/stopwatch/start', { project: '3', comment: 'Zweite' })).status).toBe(303);
+    expect((await entryRow(current.d.ID))?.end_time).not.toBeNull();
+    const halted = await api('/HaltStopWatch');
+    expect(halted.status).toBe(200);
+    const after = await jana.get('/stopwatch');
+    expect(after.text).toContain('Keine Stoppuhr läuft.');
+    expect(after.text).toContain('Zweite');
+    expect((await jana.get('/stopwatch/state')).text).toBe('{"running":null}');
+    // Not bookable: refused with the rule's message, nothing started.
+    const refused = await jana.post('/stopwatch/start', { project: '5' });
+    expect(refused.status).toBe(422);
+    expect(refused.text).toContain('Auf das Projekt 5 darf nicht gebucht werden');
+    expect((await api('/CurrentStopWatch')).status).toBe(404);
+  });
+
+  it('makes an API key shown once that reads her entries, and revokes it to 401; another\'s key id is 404', async () => {
+    await jana.get('/profile');
+    const made = await jana.post('/profile/keys');
+    expect(made.status).toBe(201);
+    expect(made.headers.get('cache-control')).toBe('no-store');
+    const key = /<code id="new-key">(tg_[\w-]+)<\/code>/.exec(made.text)?.[1] as string;
+    expect(key).toBeDefined();
+    expect(made.text).toContain(`curl -H &quot;X-ServiceApiKey: ${key}&quot;`);
+    const entries = await api('/TimeEntries?$top=100', key);
+    expect(entries.status).toBe(200);
+    const users = new Set(((await entries.json()) as { d: { results: Array<{ UserID: number }> } }).d.results.map((e) => e.UserID));
+    expect([...users]).toEqual([t.jana.userId]);
+    const listed = await jana.get('/profile');
+    expect(listed.text).toContain(`${key.slice(0, 9)}…`);
+    expect(listed.text).not.toContain(key);
+
+    const tomsKey = await t.database.db.selectFrom('api_keys').select('id').where('user_id', '=', t.tom.userId).executeTakeFirstOrThrow();
+    expect((await jana.post(`/profile/keys/${tomsKey.id}/revoke`)).status).toBe(404);
+    expect((await api('/TimeEntries?$top=1', t.tom.apiKey)).status).toBe(200);
+
+    const id = /action="\/profile\/keys\/(\d+)\/revoke"/.exec(listed.text)?.[1] as string;
+    expect((await jana.post(`/profile/keys/${id}/revoke`)).location).toBe('/profile?done=revoked');
+    expect((await api('/TimeEntries?$top=1', key)).status).toBe(401);
+  });
+});
