@@ -67,7 +67,7 @@ function serverParts<C>(options: ODataServiceOptions<C>, index: ModelIndex): Ser
 }
 
 /** A header's value; repeated fields are one list (RFC 9110 5.3). */
-function headerText(value: string | string[] | undefined): string | undefined {
+function headerList(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
@@ -115,7 +115,7 @@ export function registerODataService<C>(app: FastifyInstance, options: ODataServ
       const method = effectiveMethod(request.method, Array.isArray(tunnelled) ? tunnelled[0] : tunnelled);
       if (target.path.kind === 'batch' && method === 'POST') return serveBatch(batch, request, reply, (intent) => options.authenticate(request, intent));
       const body = { contentType: request.headers['content-type'], bytes: Buffer.isBuffer(request.body) ? request.body : undefined };
-      const preconditions = { ifMatch: headerText(request.headers['if-match']), ifNoneMatch: headerText(request.headers['if-none-match']) };
+      const preconditions = { ifMatch: headerList(request.headers['if-match']), ifNoneMatch: headerList(request.headers['if-none-match']) };
       const result = await handleRequest(parts, target, method, body, preconditions, (intent) => options.authenticate(request, intent));
       reply.code(result.status).header('dataserviceversion', '2.0');
       for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
