@@ -124,7 +124,6 @@ async function run(args: readonly string[]): Promise<number> {
 
 export const adminCommand: Command = {
   name: 'admin',
-  summary: 'create accounts and users, invite them to the web interface, issue and revoke API keys',
   usage: USAGE,
   run,
 };

@@ -180,7 +180,6 @@ async function run(args: readonly string[]): Promise<number> {
 
 export const startCommand: Command = {
   name: 'start',
-  summary: 'run the service on embedded SQLite with a demo account, and the gateway in front (npm start)',
   usage: USAGE,
   run,
 };

@@ -10,6 +10,7 @@ export const PROBLEM_RESPONSES = {
   NotFound: { status: 404, description: 'The resource does not exist (or is not visible to this user).' },
   Conflict: { status: 409, description: 'The request conflicts with the current state of the resource.' },
   PreconditionFailed: { status: 412, description: 'The `If-Match` ETag no longer matches: the resource was changed meanwhile.' },
+  PayloadTooLarge: { status: 413, description: 'The request body, or the number of items in it, is beyond what the gateway accepts.' },
   UnsupportedMediaType: { status: 415, description: 'The request body is not in a supported media type.' },
   UnprocessableContent: { status: 422, description: 'The body is well-formed but invalid: see `errors` for each field.' },
   TooManyRequests: { status: 429, description: 'The rate limit is exceeded; retry after the time given in `Retry-After`.' },

@@ -3,6 +3,7 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { EntityType, FunctionImportParameter, Model, Property, RestOperation } from '../odata/model.js';
 import type { FunctionResource, NavigationResource, ReturnShape, SetResource, RestSurface } from './rest-surface.js';
+import { BATCH_CREATE_MAX_ITEMS } from './rest-surface.js';
 import { schemaNames } from './json-schema.js';
 import { splitWords } from './naming.js';
 import type { ProblemResponseName } from './openapi-components.js';
@@ -42,6 +43,7 @@ export function buildPaths(model: Model, surface: RestSurface): OpenAPIV3_1.Path
     const ids = resource.operationIds;
     if (ids.list) add(resource.collectionPath, 'get', listOperation(model, resource, ids.list));
     if (ids.create) add(resource.collectionPath, 'post', createOperation(resource, ids.create));
+    if (ids.batchCreate) add(resource.batchPath, 'post', batchCreateOperation(resource, ids.batchCreate));
     add(resource.itemPath, 'get', getOperation(model, resource, ids.get));
     if (ids.update) add(resource.itemPath, 'patch', updateOperation(model, resource, ids.update));
     if (ids.delete) add(resource.itemPath, 'delete', deleteOperation(model, resource, ids.delete));
@@ -87,6 +89,36 @@ function createOperation(resource: SetResource, operationId: string): Operation 
         content: { [JSON_MEDIA_TYPE]: { schema: schemaRef(resource.typeName) } },
       },
       ...problemResponses(['BadRequest', 'Conflict', 'UnsupportedMediaType', 'UnprocessableContent', ...ALWAYS]),
+    },
+  };
+}
+
+function batchCreateOperation(resource: SetResource, operationId: string): Operation {
+  return {
+    operationId,
+    tags: [resource.set.name],
+    summary: `Create several ${resource.set.name} at once`,
+    description:
+      `Creates every ${resource.typeName} of the array in ${resource.set.name}, all or none: one changeset of one OData ` +
+      '`$batch` upstream. A refusal names the item at fault by its index (the `errors` pointer `/3` is the fourth item); ' +
+      `then none is created. At most ${BATCH_CREATE_MAX_ITEMS} items (413 beyond).`,
+    security: WRITE_SECURITY,
+    requestBody: {
+      required: true,
+      content: {
+        [JSON_MEDIA_TYPE]: { schema: { type: 'array', minItems: 1, maxItems: BATCH_CREATE_MAX_ITEMS, items: schemaRef(`${resource.typeName}Create`) } },
+      },
+    },
+    responses: {
+      '201': {
+        description: `The created ${resource.set.name}, in the order of the request.`,
+        content: {
+          [JSON_MEDIA_TYPE]: {
+            schema: { type: 'object', required: ['items'], additionalProperties: false, properties: { items: { type: 'array', items: schemaRef(resource.typeName) } } },
+          },
+        },
+      },
+      ...problemResponses(['BadRequest', 'Conflict', 'PayloadTooLarge', 'UnsupportedMediaType', 'UnprocessableContent', ...ALWAYS]),
     },
   };
 }

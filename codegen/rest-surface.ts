@@ -16,6 +16,12 @@ import { indexModel } from '../odata/model-index.js';
 import { LIST_OPTION_NAMES, isEqualityFilter, schemaNames } from './json-schema.js';
 import { toKebabCase, toPascalCase } from './naming.js';
 
+/**
+ * Most items of one bulk create (`POST /time-entries:batch`): 413 beyond. One upstream changeset
+ * holds them all; a week of time entries for a team fits many times over.
+ */
+export const BATCH_CREATE_MAX_ITEMS = 100;
+
 export interface NavigationResource {
   readonly navigation: NavigationProperty;
   /** Path segment below the item: kebab-case of the navigation name. */
@@ -29,6 +35,8 @@ export interface NavigationResource {
 export interface SetOperationIds {
   readonly list?: string;
   readonly create?: string;
+  /** `POST /time-entries:batch`: creates many, all or none (where create exists). */
+  readonly batchCreate?: string;
   readonly get: string;
   readonly update?: string;
   readonly delete?: string;
@@ -44,6 +52,8 @@ export interface SetResource {
   /** The type name with its indefinite article, for descriptions (`an OrderDetail`). */
   readonly aTypeName: string;
   readonly collectionPath: string;
+  /** `/time-entries:batch`: the bulk create (AIP-136 custom method form). */
+  readonly batchPath: string;
   /** `/order-details/{orderId}/{productId}`: one segment per key property, in key order. */
   readonly itemPath: string;
   readonly keys: readonly Property[];
@@ -89,7 +99,7 @@ export function describeRestSurface(model: Model): RestSurface {
     const { creatable, updatable, deletable, addressable } = set.capabilities;
     const operationIds: SetOperationIds = {
       ...(addressable ? { list: ids.take(`list${pascalName}`, set.name) } : {}),
-      ...(creatable ? { create: ids.take(`create${typeName}`, set.name) } : {}),
+      ...(creatable ? { create: ids.take(`create${typeName}`, set.name), batchCreate: ids.take(`batchCreate${pascalName}`, set.name) } : {}),
       get: ids.take(`get${typeName}`, set.name),
       ...(updatable ? { update: ids.take(`update${typeName}`, set.name) } : {}),
       ...(deletable ? { delete: ids.take(`delete${typeName}`, set.name) } : {}),
@@ -101,6 +111,7 @@ export function describeRestSurface(model: Model): RestSurface {
       typeName,
       aTypeName: `${/^[AEIOU]/.test(typeName) ? 'an' : 'a'} ${typeName}`,
       collectionPath,
+      batchPath: `${collectionPath}:batch`,
       itemPath: collectionPath + keys.map((k) => `/{${k.restName}}`).join(''),
       keys,
       equalityFilters: type.properties.filter(

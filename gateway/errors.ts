@@ -175,8 +175,10 @@ export class UpstreamError extends GatewayError {
     detail: string,
     /** The upstream's error code, when it gave one. */
     readonly upstreamCode: string | undefined,
+    /** What was refused, where the gateway knows: the item of a bulk create (`/19`). */
+    fieldErrors?: readonly FieldError[],
   ) {
-    super(status, status >= 500 ? 'upstream-failure' : 'upstream-refusal', title, detail);
+    super(status, status >= 500 ? 'upstream-failure' : 'upstream-refusal', title, detail, fieldErrors);
   }
 }
 

@@ -131,3 +131,12 @@ export class BatchResponseReader {
     };
   }
 }
+
+/** The parts of a whole batch answer already in memory. */
+export function readBatchAnswer(contentType: string | undefined, body: Buffer): BatchAnswerPart[] {
+  const parts: BatchAnswerPart[] = [];
+  const reader = new BatchResponseReader(contentType, (part) => parts.push(part));
+  reader.push(body);
+  reader.end();
+  return parts;
+}

@@ -146,8 +146,8 @@ export function createResourceClassifier(model: Model, paths: FacePaths = DEFAUL
     invalidates: [],
   };
 
-  const batchResource: RequestResource = {
-    face: 'odata',
+  const batchResource = (face: Face): RequestResource => ({
+    face,
     isWrite: false,
     isCacheable: false,
     routeClass: 'batch',
@@ -155,12 +155,12 @@ export function createResourceClassifier(model: Model, paths: FacePaths = DEFAUL
     dependsOn: [],
     invalidates: [],
     isBatch: true,
-  };
+  });
 
   function classifyOData(method: string, rest: string, query: string): RequestResource {
     const isWriteMethod = !READ_METHODS.has(method);
     const path = rest.replace(/^\/+/, '');
-    if (method === 'POST' && path === '$batch') return batchResource;
+    if (method === 'POST' && path === '$batch') return batchResource('odata');
     if (path === '' || path === '$metadata') return isWriteMethod ? unknownResource('odata', true) : documentResource;
     const end = path.search(/[(/]/);
     const first = decode(end < 0 ? path : path.slice(0, end));
@@ -181,6 +181,10 @@ export function createResourceClassifier(model: Model, paths: FacePaths = DEFAUL
     const fn = functionsByRest.get(`${restMethod} ${path}`);
     if (fn !== undefined) return functionResource('rest', fn, readsAll);
     const segments = path.split('/').filter((s) => s !== '');
+    // `POST /time-entries:batch`: a bulk create, counted by its items.
+    if (method === 'POST' && segments.length === 1 && segments[0]?.endsWith(':batch') === true && setsByRestPath.has(decode(segments[0].slice(0, -6)))) {
+      return batchResource('rest');
+    }
     const set = setsByRestPath.get(decode(segments[0] ?? ''));
     if (set === undefined) return undefined;
     return setResource('rest', set, !READ_METHODS.has(method), readsAll, false);

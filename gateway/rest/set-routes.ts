@@ -1,9 +1,11 @@
-// The operations of one entity set, as the REST surface lists them: list, create, get, update
+// The operations of one entity set, as the REST surface lists them: list, create (and the bulk
+// create of batch-create-route.ts), get, update
 // (JSON merge patch -> MERGE or PATCH upstream, then the entity read back), delete.
 import type { FastifyInstance } from 'fastify';
 import type { SetResource } from '../../codegen/rest-surface.js';
 import { schemaNames } from '../../codegen/json-schema.js';
 import { encodeSegment } from '../../odata/entity-path.js';
+import { registerBatchCreate } from './batch-create-route.js';
 import { entityKeys } from './keys.js';
 import { entityRead, sendEntity, underPrecondition } from './entity-replies.js';
 import type { ListOperation } from './list-pages.js';
@@ -57,6 +59,8 @@ export function registerSetRoutes(face: FastifyInstance, ctx: RestContext, resou
       return sendEntity(ctx, set, entry, request, reply);
     });
   }
+
+  if (operationIds.batchCreate !== undefined) registerBatchCreate(face, ctx, resource);
 
   face.get(itemPath, async (request, reply) => {
     const call = callContextOf(request);

@@ -3,6 +3,9 @@
 // that says whose it is), sends it through the one upstream client, and reads the answer with the
 // profile's codec; an error answer becomes the upstream's problem, an unreadable one a 502. The
 // caller's key is written into the request by the dispatcher's credential policy, not here.
+import { randomUUID } from 'node:crypto';
+import { writeChangesetBatch } from '../../odata/batch-request-writer.js';
+import { DATE_TIME_OFFSETS_HEADER } from '../../odata/wall-clock.js';
 import type { EdmRecord } from '../../odata/edm.js';
 import { ODataError } from '../../odata/errors.js';
 import type { EntitySet, FunctionImport } from '../../odata/model.js';
@@ -12,6 +15,7 @@ import { BadGatewayError } from '../errors.js';
 import type { FunctionValue, ODataCodec, UpstreamEntry, UpstreamFeed } from './odata-codec.js';
 import type { UpstreamClient, UpstreamMethod, UpstreamResponse } from './upstream-client.js';
 import { headerOf } from './upstream-client.js';
+import { changesetAnswers } from './changeset-answer.js';
 import { newCall } from './upstream-call.js';
 import { upstreamError } from './upstream-errors.js';
 
@@ -30,6 +34,8 @@ interface Call {
   readonly path: string;
   readonly query?: string;
   readonly body?: string;
+  /** The body's media type when it is not an entity in the codec's format. */
+  readonly contentType?: string;
 }
 
 const USER_AGENT = 'timegate-gateway';
@@ -59,6 +65,19 @@ export class ODataUpstream {
   async create(set: EntitySet, path: string, record: EdmRecord, context: CallContext): Promise<UpstreamEntry> {
     const response = await this.send({ method: 'POST', path, body: this.codec.entityBody(set, record) }, context);
     return this.entryOf(set, response);
+  }
+
+  /**
+   * Creates every one of `records` in `set`, all or none: one `$batch` of one changeset. The
+   * entries in order; a refusal names the index of the record at fault.
+   */
+  async createAll(set: EntitySet, path: string, records: readonly EdmRecord[], context: CallContext): Promise<UpstreamEntry[]> {
+    const id = randomUUID();
+    const headers = { Accept: this.codec.accept, 'Content-Type': this.codec.contentType };
+    const requests = records.map((record) => ({ method: 'POST' as const, url: path, headers, body: this.codec.entityBody(set, record) }));
+    const batch = writeChangesetBatch(requests, `batch_${id}`, `changeset_${id}`);
+    const response = await this.send({ method: 'POST', path: '$batch', body: batch.body, contentType: batch.contentType }, context);
+    return changesetAnswers(response, records.length).map((answer) => this.entryOf(set, answer));
   }
 
   async update(set: EntitySet, path: string, record: EdmRecord, context: CallContext): Promise<void> {
@@ -94,8 +113,11 @@ export class ODataUpstream {
       accept: this.codec.accept,
       'maxdataserviceversion': '2.0',
       'user-agent': USER_AGENT,
+      // Every Edm.DateTime as its instant and offset, where the upstream can (timegate's service):
+      // RFC 3339 needs the offset, and wall-clock digits alone are ambiguous in a repeated hour.
+      [DATE_TIME_OFFSETS_HEADER]: '1',
     };
-    if (call.body !== undefined) headers['content-type'] = this.codec.contentType;
+    if (call.body !== undefined) headers['content-type'] = call.contentType ?? this.codec.contentType;
     if (context.ifMatch !== undefined) headers['if-match'] = context.ifMatch;
     if (context.requestId !== undefined) headers['x-request-id'] = context.requestId;
     const { key, partition } = context.credential;

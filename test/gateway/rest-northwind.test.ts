@@ -153,6 +153,27 @@ describe.each(['json', 'atom'] as const)('the Northwind model through the gatewa
     expect(upstream.source.rows.get('Shipments')).toHaveLength(1);
   });
 
+  it('creates several items of every set at once through one upstream changeset; an invalid item is refused by its index before the upstream', async () => {
+    const batches: [string, string, Record<string, unknown>[]][] = [
+      ['Categories', '/categories', [{ categoryId: 20, categoryName: 'Grains' }, { categoryId: 21, categoryName: 'Seafood', picture: 'AAEC' }]],
+      ['Suppliers', '/suppliers', [{ supplierId: 20, companyName: 'Pavlova' }]],
+      ['Products', '/products', [{ productId: 20, productName: 'Ikura', unitPrice: '31', categoryId: 21, supplierId: 20 }]],
+      ['Orders', '/orders', [{ orderId: 10300, orderDate: '1996-07-08T00:00:00Z', freight: '1.5' }]],
+      ['OrderDetails', '/order-details', [{ orderId: 10300, productId: 20, unitPrice: '31', quantity: 2 }, { orderId: 10300, productId: 1, unitPrice: '14', quantity: 1 }]],
+      ['Shipments', '/shipments', [{ shipmentId: '21111111-2222-3333-4444-555555555555', orderId: 10300, carrier: 'UPS', trackingNumber: '12', shippedAt: '1996-07-09T09:00:00+02:00' }]],
+    ];
+    for (const [name, path, items] of batches) {
+      const answer = await check(`batchCreate${name}`, 'POST', `${path}:batch`, 201, items);
+      expect(answer.items).toHaveLength(items.length);
+      items.forEach((item, i) => expect(answer.items[i]).toMatchObject(Object.fromEntries(Object.entries(item).filter(([key]) => !['unitPrice', 'freight'].includes(key)))));
+    }
+    // An invalid second item: refused by the gateway, naming it, before the upstream.
+    const before = upstream.requestCount();
+    const problem = await contract.problem(await call('POST', '/categories:batch', [{ categoryId: 22, categoryName: 'Dairy' }, { categoryId: 'x', categoryName: 'Twice' }]), 422);
+    expect(problem.errors?.map((e) => e.pointer)).toEqual(['/1/categoryId']);
+    expect(upstream.requestCount()).toBe(before);
+  });
+
   it('refuses bad keys of every kind before the upstream', async () => {
     const before = upstream.requestCount();
     for (const path of ['/shipments/not-a-guid', '/order-details/10248', '/order-details/10248/x', '/products/2147483648', '/shipments?trackingNumber=12x']) {

@@ -218,6 +218,27 @@ describe.each(combinations)('REST face on $name', ({ kind, format }: { kind: Tes
     expect((digest.body as Json).changedTimeEntries).toBe(inner.ChangedTimeEntries);
   });
 
+  it('creates several clients, tasks, projects and time entries at once, and the service holds them', async () => {
+    const batches: [string, string, string, Json[]][] = [
+      ['batchCreateClients', '/clients', 'Clients', [{ name: `Bulk client A ${format}` }, { name: `Bulk client B ${format}`, comment: 'bulk' }]],
+      ['batchCreateTasks', '/tasks', 'Tasks', [{ description: `Bulk task ${format}` }]],
+      ['batchCreateProjects', '/projects', 'Projects', [{ name: `Bulk project ${format}`, active: true, hourlyRate: '90.00' }]],
+      ['batchCreateTimeEntries', '/time-entries', 'TimeEntries', [
+        { projectId: 1, startTime: '2026-11-20T08:00:00Z', endTime: '2026-11-20T09:00:00Z', comment: `Bulk ${format}` },
+        { projectId: 1, startTime: '2026-11-21T08:00:00Z', endTime: '2026-11-21T10:00:00Z', comment: `Bulk ${format}` },
+      ]],
+    ];
+    for (const [operationId, path, setName, items] of batches) {
+      const { body } = await contract.check(operationId, await rest.post(`${path}:batch`, admin, items), 201);
+      const created = (body as { items: Json[] }).items;
+      expect(created).toHaveLength(items.length);
+      for (const [i, item] of created.entries()) {
+        expect(item).toMatchObject(items[i] as Json);
+        expect(comparableRest(setName, item)).toEqual(comparableRest(setName, expectedRest(setName, (await odata(t, `${setName}(${String(item.id)})`, admin)) as Json)));
+      }
+    }
+  });
+
   it('has exercised every operation of openapi.json', () => {
     expect(contract.unexercised()).toEqual([]);
   });

@@ -172,6 +172,17 @@ export class MemoryDataSource implements DataSource<Caller> {
     rows.splice(rows.indexOf(this.find(set, key)), 1);
   }
 
+  /** A changeset: every row as it was before is put back when `work` throws. */
+  async atomically<T>(work: (source: DataSource<Caller>) => Promise<T>): Promise<T> {
+    const saved = [...this.rows].map(([name, rows]) => [name, rows.map((row) => ({ ...row }))] as const);
+    try {
+      return await work(this);
+    } catch (error) {
+      for (const [name, rows] of saved) this.rows.set(name, rows);
+      throw error;
+    }
+  }
+
   async invoke(_caller: Caller, fn: FunctionImport, parameters: Readonly<Record<string, EdmValue>>): Promise<FunctionResult> {
     const handler = this.functions[fn.name];
     if (handler === undefined) throw new NotImplementedError(`${fn.name} is not served by this memory source`);
