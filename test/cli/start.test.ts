@@ -91,5 +91,5 @@ describe('timegate start', () => {
     const second = await start(db);
     expect([...second.banner.matchAll(/\s(tg_[\w-]{43})$/gm)].map((m) => m[1])).toEqual(keys);
     expect(await second.stop()).toBe(0);
-  }, 60_000);
+  }, 120_000);
 });
