@@ -1,7 +1,7 @@
 // The `timegate` command: picks the subcommand and turns every failure into one line on stderr.
 // Exit codes: 0 ok, 1 the command failed, 2 the command line was wrong.
 import { isParseArgsError, UsageError, type Command } from './command.js';
-import { exitWorker } from './workers.js';
+import { exitWorker, failToPrimary } from './workers.js';
 
 interface CommandEntry {
   readonly name: string;
@@ -63,6 +63,7 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     return await (await entry.load()).run(rest);
   } catch (error) {
+    if (!(error instanceof UsageError) && await failToPrimary(error instanceof Error ? error.message : String(error))) return 1;
     return report(`timegate ${entry.name}`, error);
   }
 }

@@ -86,8 +86,8 @@ function banner(root: string, gateway: RunningGateway, users: readonly DemoUser[
 }
 
 /** In a worker of `timegate start`: the service alone, until the primary stops it. */
-async function serveAsWorker(config: ServiceConfig): Promise<number> {
-  const service = await startService(config);
+async function serveAsWorker(config: ServiceConfig, portOption: ReadonlyMap<number, string>): Promise<number> {
+  const service = await listening(startService(config), portOption);
   const stopped = untilSignal(() => service.close(), (line) => service.app.log.info(line));
   announceReady({ root: service.root });
   return stopped;
@@ -104,9 +104,15 @@ async function serviceWorkers(config: ServiceConfig, count: number, database: Da
       if (level === 'error') process.stderr.write(`${message} ${JSON.stringify(fields)}\n`);
     },
   });
-  const ready = await workers.listening;
+  let fields: Record<string, unknown>;
+  try {
+    fields = await workers.listening;
+  } catch (error) {
+    await workers.exited;
+    throw error;
+  }
   return {
-    root: String(ready.root),
+    root: String(fields.root),
     close: async () => {
       workers.stop();
       await workers.exited;
@@ -134,9 +140,9 @@ async function run(args: readonly string[]): Promise<number> {
   }
   const file = resolve(values.db ?? DEFAULT_SQLITE_FILE);
   const keysFile = join(dirname(file), 'demo-keys.json');
-  const workers = workersOption(values.workers ?? 'auto');
   const servicePort = integerOption('port', values.port, DEFAULT_SERVICE_CONFIG.port, 0, 65535);
   const gatewayPort = integerOption('gateway-port', values['gateway-port'], DEFAULT_GATEWAY_CONFIG.port, 0, 65535);
+  const workers = workersOption(values.workers ?? 'auto');
   const serviceConfig: ServiceConfig = {
     ...DEFAULT_SERVICE_CONFIG,
     port: servicePort,
@@ -147,11 +153,11 @@ async function run(args: readonly string[]): Promise<number> {
     // It listens on loopback, so the only peers it believes are local ones.
     trustProxy: true,
   };
-  if (cluster.isWorker) return serveAsWorker(serviceConfig);
+  const portOption = new Map([[servicePort, '--port']]);
+  if (cluster.isWorker) return serveAsWorker(serviceConfig, portOption);
   const database = await openDatabase(file);
   const users = await demoUsers(keysFile, await seedDemoAccount(database.db));
   const demoSignIn = await ensureDemoSignIn(database.db);
-  const portOption = new Map([[servicePort, '--port']]);
   const service = await listening(workers > 1 ? serviceWorkers(serviceConfig, workers, database) : startService(serviceConfig, { database }), portOption);
   let gateway: RunningGateway;
   try {
