@@ -12,6 +12,7 @@ import { startTestGateway } from '../helpers/gateway.js';
 import type { Reply } from '../helpers/odata-client.js';
 import { ODataClient, expectStatus, payload, readEntry, readFeed } from '../helpers/odata-client.js';
 import { expectError } from '../helpers/odata-payloads.js';
+import { REDIS_URL, uniqueKeyPrefix } from './cache-fixture.js';
 
 /** Longer than `127.0.0.1:<port>`: every rewritten part changes its length. */
 const GATEWAY_HOST = 'timegate-gateway.example.test';
@@ -165,5 +166,29 @@ describe.each(testDatabases)('$batch against the rate limits on $name', (kind) =
     expectStatus(last.reply, 202);
     expect((await jana.get('/Projects?$top=1')).status).toBe(429);
     expect(await t.service.database.db.selectFrom('time_entries').select('id').where('comment', '=', 'GW-Limit').execute()).toHaveLength(3);
+  });
+});
+
+describe.each(testDatabases)('$batch against rate limits shared on Redis ($name)', (kind) => {
+  let t: TestGateway;
+  let tom: ODataClient;
+
+  beforeAll(async () => {
+    t = await startTestGateway(kind, {
+      config: { cache: { enabled: false }, redis: { url: REDIS_URL, keyPrefix: uniqueKeyPrefix() }, rateLimit: { byClass: { read: { limit: 10, windowSeconds: 600 } } } },
+    });
+    tom = new ODataClient(`${t.origin}/V1/Api.svc`, t.service.tom.apiKey);
+  }, 60_000);
+
+  afterAll(() => t?.close());
+
+  it('takes a batch\'s operations all or none, atomically: of five concurrent batches of four reads, two fit in ten', async () => {
+    const reads: PartRequest[] = Array.from({ length: 4 }, () => ({ method: 'GET', url: 'Projects?$top=1' }));
+    const answers = await Promise.all(Array.from({ length: 5 }, () => sendBatch(tom, reads)));
+    expect(answers.map((a) => a.reply.status).sort()).toEqual([202, 202, 429, 429, 429]);
+    // What the refused ones asked for was not taken: two reads are left.
+    expect((await tom.get('/Projects?$top=1')).status).toBe(200);
+    expect((await tom.get('/Projects?$top=1')).status).toBe(200);
+    expect((await tom.get('/Projects?$top=1')).status).toBe(429);
   });
 });
