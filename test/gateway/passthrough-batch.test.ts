@@ -3,7 +3,11 @@
 // body, with a gateway root longer than the service's); the read cache never answers nor stores a
 // batch and outdates what its changesets wrote; a malformed batch is the gateway's own 400 (or
 // 413) as an OData error, never forwarded and never an upstream failure for the breaker.
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEdge } from '../helpers/edge-gateway.js';
 import { testDatabases } from '../helpers/databases.js';
 import type { BatchItem, PartRequest } from '../helpers/batch.js';
 import { BATCH_CONTENT_TYPE, batchBody, changesetAt, sendBatch, single } from '../helpers/batch.js';
@@ -190,5 +194,37 @@ describe.each(testDatabases)('$batch against rate limits shared on Redis ($name)
     expect((await tom.get('/Projects?$top=1')).status).toBe(200);
     expect((await tom.get('/Projects?$top=1')).status).toBe(200);
     expect((await tom.get('/Projects?$top=1')).status).toBe(429);
+  });
+});
+
+describe('$batch answers an upstream gets wrong', () => {
+  it('a batch answer the gateway cannot read is a 502 OData error (or, once parts have gone, a cut-off answer), and the gateway goes on', async () => {
+    let batches = 0;
+    const upstream = createServer((request, response) => {
+      request.resume();
+      if (request.url?.endsWith('$batch') === true) {
+        batches++;
+        response.writeHead(202, { 'content-type': 'multipart/mixed; boundary=b' });
+        response.end('--b\r\nContent-Type: application/http\r\n\r\nnot a status line\r\n--b--\r\n');
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end('{"d":{"results":[]}}');
+    });
+    upstream.listen(0, '127.0.0.1');
+    await once(upstream, 'listening');
+    const edge = await startEdge(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}/V1/Api.svc`);
+    try {
+      const client = new ODataClient(edge.root, 'any-key');
+      const reply = await client.request('/$batch', { method: 'POST', contentType: BATCH_CONTENT_TYPE, body: batchBody([{ method: 'GET', url: 'Projects' }]), format: 'json' });
+      const error = expectError(reply, 502, 'json');
+      expect(error).toMatchObject({ code: 'BAD_GATEWAY', message: expect.stringMatching(/^the upstream's batch answer cannot be read: line 4 of the batch: "not a status line" is not an HTTP status line/) });
+      expect(batches).toBe(1);
+      expect((await client.get('/Projects')).status).toBe(200);
+    } finally {
+      await edge.close();
+      upstream.closeAllConnections();
+      upstream.close();
+    }
   });
 });
