@@ -10,7 +10,7 @@ const ioModules = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'coverage/**', 'test/**/.tmp/**', 'test/**/out/**', '**/generated/validators.js'] },
+  { ignores: ['node_modules/**', 'dist/**', 'data/**', 'coverage/**', 'test/**/.tmp/**', 'test/**/out/**', '**/generated/validators.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

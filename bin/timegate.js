@@ -1,7 +1,15 @@
 #!/usr/bin/env node
-// The sources are TypeScript run through tsx's loader: no build step, so a fresh clone runs
-// what it checked out and nothing can be stale.
-import { register } from 'tsx/esm/api';
+// Runs the compiled JavaScript in dist/ that `npm install` builds (`npm run build`, through
+// `prepare`), on a Node that also strips types itself (22.18 and later), as the gateway needs to
+// load a codegen folder's model.ts. A checkout without dist/ (during development), or an older
+// Node, runs the TypeScript sources through tsx.
+import { existsSync } from 'node:fs';
 
-register();
-await import('../cli/main.ts');
+const compiled = new URL('../dist/cli/main.js', import.meta.url);
+if (existsSync(compiled) && process.features.typescript) {
+  await import(compiled.href);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../cli/main.ts');
+}

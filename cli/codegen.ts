@@ -64,7 +64,6 @@ async function run(args: readonly string[]): Promise<number> {
 
 export const codegenCommand: Command = {
   name: 'codegen',
-  summary: 'generate types, validators, OpenAPI and a client from an OData V2 EDMX',
   usage: USAGE,
   run,
 };

@@ -2,8 +2,6 @@
 
 export interface Command {
   readonly name: string;
-  /** One line for `timegate --help`. */
-  readonly summary: string;
   /** Full `timegate <name> --help` text. */
   readonly usage: string;
   /** Runs with the arguments after the subcommand name; resolves to the exit code. */

@@ -207,7 +207,6 @@ async function run(args: readonly string[]): Promise<number> {
 
 export const gatewayCommand: Command = {
   name: 'gateway',
-  summary: 'run the REST/JSON gateway (OpenAPI, docs) in front of an OData V2 service',
   usage: USAGE,
   run,
 };

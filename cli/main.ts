@@ -1,15 +1,25 @@
 // The `timegate` command: picks the subcommand and turns every failure into one line on stderr.
 // Exit codes: 0 ok, 1 the command failed, 2 the command line was wrong.
-import { adminCommand } from './admin.js';
-import { codegenCommand } from './codegen.js';
-import { gatewayCommand } from './gateway.js';
 import { isParseArgsError, UsageError, type Command } from './command.js';
-import { seedCommand } from './seed.js';
-import { serviceCommand } from './service.js';
-import { startCommand } from './start.js';
-import { exitWorker } from './workers.js';
+import { exitWorker, failToPrimary } from './workers.js';
 
-const COMMANDS: readonly Command[] = [startCommand, serviceCommand, gatewayCommand, codegenCommand, adminCommand, seedCommand];
+interface CommandEntry {
+  readonly name: string;
+  /** One line for `timegate --help`. */
+  readonly summary: string;
+  load(): Promise<Command>;
+}
+
+// Each command's module (and Fastify, ajv, the database drivers behind it) is loaded only when that
+// command runs, so `timegate --help` and a mistyped command answer at once.
+const COMMANDS: readonly CommandEntry[] = [
+  { name: 'start', summary: 'run the service on embedded SQLite with a demo account, and the gateway in front (npm start)', load: async () => (await import('./start.js')).startCommand },
+  { name: 'service', summary: 'run the time-tracking OData V2 service', load: async () => (await import('./service.js')).serviceCommand },
+  { name: 'gateway', summary: 'run the REST/JSON gateway (OpenAPI, docs) in front of an OData V2 service', load: async () => (await import('./gateway.js')).gatewayCommand },
+  { name: 'codegen', summary: 'generate types, validators, OpenAPI and a client from an OData V2 EDMX', load: async () => (await import('./codegen.js')).codegenCommand },
+  { name: 'admin', summary: 'create accounts and users, invite them to the web interface, issue and revoke API keys', load: async () => (await import('./admin.js')).adminCommand },
+  { name: 'seed', summary: 'load a large realistic data set (benchmarks)', load: async () => (await import('./seed.js')).seedCommand },
+];
 
 const HELP = `Usage: timegate <command> [options]
 
@@ -44,16 +54,17 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) {
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) {
     const what = name.startsWith('-') ? `unknown option '${name}'` : `unknown command '${name}'`;
     process.stderr.write(`timegate: ${what} (see timegate --help)\n`);
     return 2;
   }
   try {
-    return await command.run(rest);
+    return await (await entry.load()).run(rest);
   } catch (error) {
-    return report(`timegate ${command.name}`, error);
+    if (!(error instanceof UsageError) && await failToPrimary(error instanceof Error ? error.message : String(error))) return 1;
+    return report(`timegate ${entry.name}`, error);
   }
 }
 

@@ -82,7 +82,6 @@ async function run(args: readonly string[]): Promise<number> {
 
 export const seedCommand: Command = {
   name: 'seed',
-  summary: 'load a large realistic data set (benchmarks)',
   usage: USAGE,
   run,
 };

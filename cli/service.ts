@@ -127,7 +127,6 @@ async function run(args: readonly string[]): Promise<number> {
 
 export const serviceCommand: Command = {
   name: 'service',
-  summary: 'run the time-tracking OData V2 service',
   usage: USAGE,
   run,
 };

@@ -1,5 +1,6 @@
 // `timegate start` (what `npm start` runs): the service on the embedded SQLite file with a demo
-// account created on first run, and the gateway in front of it; prints the URLs and demo keys.
+// account created on first run, and the gateway in front of it; prints the URLs, the demo
+// employee's web sign-in and the demo keys.
 // The service runs as one worker per core (--workers auto; SQLite in WAL serves them all), the
 // gateway as one process: without Redis its cache and limits live in one process's memory.
 //
@@ -11,10 +12,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
-import { seedDemoAccount } from '../service/accounts/demo-seed.js';
+import { DEMO_SIGN_IN, ensureDemoSignIn, seedDemoAccount } from '../service/accounts/demo-seed.js';
 import type { DemoUser } from '../service/accounts/demo-seed.js';
 import type { ServiceConfig } from '../service/config.js';
-import { DEFAULT_SERVICE_CONFIG } from '../service/config.js';
+import { DEFAULT_SERVICE_CONFIG, SERVICE_ROOT_PATH } from '../service/config.js';
 import { startService } from '../service/start.js';
 import type { DatabaseHandle } from '../service/storage/database.js';
 import { DEFAULT_SQLITE_FILE, openDatabase } from '../service/storage/database.js';
@@ -54,10 +55,12 @@ async function demoUsers(keysFile: string, seeded: Awaited<ReturnType<typeof see
   }
 }
 
-function banner(root: string, gateway: RunningGateway, users: readonly DemoUser[] | undefined, keysFile: string): string {
+function banner(root: string, gateway: RunningGateway, users: readonly DemoUser[] | undefined, keysFile: string, demoSignIn: boolean): string {
   const lines = [
     '',
     'timegate is running',
+    `  Web interface      ${root.slice(0, -SERVICE_ROOT_PATH.length)}/`,
+    ...(demoSignIn ? [`                     sign in as ${DEMO_SIGN_IN.email}, password ${DEMO_SIGN_IN.password}`] : []),
     `  OData V2 service   ${root}`,
     `  $metadata          ${root}/$metadata`,
     `  REST gateway       ${gateway.restRoot}`,
@@ -83,8 +86,8 @@ function banner(root: string, gateway: RunningGateway, users: readonly DemoUser[
 }
 
 /** In a worker of `timegate start`: the service alone, until the primary stops it. */
-async function serveAsWorker(config: ServiceConfig): Promise<number> {
-  const service = await startService(config);
+async function serveAsWorker(config: ServiceConfig, portOption: ReadonlyMap<number, string>): Promise<number> {
+  const service = await listening(startService(config), portOption);
   const stopped = untilSignal(() => service.close(), (line) => service.app.log.info(line));
   announceReady({ root: service.root });
   return stopped;
@@ -101,9 +104,15 @@ async function serviceWorkers(config: ServiceConfig, count: number, database: Da
       if (level === 'error') process.stderr.write(`${message} ${JSON.stringify(fields)}\n`);
     },
   });
-  const ready = await workers.listening;
+  let fields: Record<string, unknown>;
+  try {
+    fields = await workers.listening;
+  } catch (error) {
+    await workers.exited;
+    throw error;
+  }
   return {
-    root: String(ready.root),
+    root: String(fields.root),
     close: async () => {
       workers.stop();
       await workers.exited;
@@ -131,9 +140,9 @@ async function run(args: readonly string[]): Promise<number> {
   }
   const file = resolve(values.db ?? DEFAULT_SQLITE_FILE);
   const keysFile = join(dirname(file), 'demo-keys.json');
-  const workers = workersOption(values.workers ?? 'auto');
   const servicePort = integerOption('port', values.port, DEFAULT_SERVICE_CONFIG.port, 0, 65535);
   const gatewayPort = integerOption('gateway-port', values['gateway-port'], DEFAULT_GATEWAY_CONFIG.port, 0, 65535);
+  const workers = workersOption(values.workers ?? 'auto');
   const serviceConfig: ServiceConfig = {
     ...DEFAULT_SERVICE_CONFIG,
     port: servicePort,
@@ -144,10 +153,11 @@ async function run(args: readonly string[]): Promise<number> {
     // It listens on loopback, so the only peers it believes are local ones.
     trustProxy: true,
   };
-  if (cluster.isWorker) return serveAsWorker(serviceConfig);
+  const portOption = new Map([[servicePort, '--port']]);
+  if (cluster.isWorker) return serveAsWorker(serviceConfig, portOption);
   const database = await openDatabase(file);
   const users = await demoUsers(keysFile, await seedDemoAccount(database.db));
-  const portOption = new Map([[servicePort, '--port']]);
+  const demoSignIn = await ensureDemoSignIn(database.db);
   const service = await listening(workers > 1 ? serviceWorkers(serviceConfig, workers, database) : startService(serviceConfig, { database }), portOption);
   let gateway: RunningGateway;
   try {
@@ -170,13 +180,12 @@ async function run(args: readonly string[]): Promise<number> {
     await gateway.close();
     await service.close();
   }, (line) => process.stdout.write(`${line}\n`));
-  process.stdout.write(banner(service.root, gateway, users, keysFile));
+  process.stdout.write(banner(service.root, gateway, users, keysFile, demoSignIn));
   return stopped;
 }
 
 export const startCommand: Command = {
   name: 'start',
-  summary: 'run the service on embedded SQLite with a demo account, and the gateway in front (npm start)',
   usage: USAGE,
   run,
 };

@@ -39,8 +39,18 @@ interface ReadyMessage {
 }
 
 
+/** What a worker tells the primary when its start failed: the line the command would print. */
+interface FailedMessage {
+  readonly timegate: 'failed';
+  readonly message: string;
+}
+
 function isReady(message: unknown): message is ReadyMessage {
   return typeof message === 'object' && message !== null && (message as { timegate?: unknown }).timegate === 'ready';
+}
+
+function isFailed(message: unknown): message is FailedMessage {
+  return typeof message === 'object' && message !== null && (message as { timegate?: unknown }).timegate === 'failed';
 }
 
 export interface SuperviseOptions {
@@ -73,6 +83,7 @@ export function startWorkers(options: SuperviseOptions): Workers {
   const ready = new Set<Worker>();
   let stopping = false;
   let announced = false;
+  let failure: string | undefined;
   let resolveListening: (fields: Record<string, unknown>) => void = () => {};
   let rejectListening: (error: Error) => void = () => {};
   const listening = new Promise<Record<string, unknown>>((resolve, reject) => {
@@ -110,6 +121,7 @@ export function startWorkers(options: SuperviseOptions): Workers {
   const fork = () => {
     const worker = cluster.fork(options.env ?? {});
     worker.on('message', (message: unknown) => {
+      if (isFailed(message)) failure ??= message.message;
       if (!isReady(message)) return;
       ready.add(worker);
       if (!announced && ready.size === count) {
@@ -120,13 +132,13 @@ export function startWorkers(options: SuperviseOptions): Workers {
     });
     worker.once('exit', (code, signal) => {
       if (stopping) return;
-      const wasReady = ready.delete(worker);
-      log('error', { worker: worker.process.pid, code, signal }, wasReady ? 'a worker died; starting another' : 'a worker failed to start');
-      if (wasReady) {
+      if (ready.delete(worker)) {
+        log('error', { worker: worker.process.pid, code, signal }, 'a worker died; starting another');
         fork();
         return;
       }
-      rejectListening(new Error(`a worker failed to start (exit code ${code ?? signal})`));
+      // The command reports it, once, with the failed worker's own words.
+      rejectListening(new Error(failure ?? `a worker failed to start (exit code ${code ?? signal})`));
       stopAll(1);
     });
   };
@@ -134,8 +146,11 @@ export function startWorkers(options: SuperviseOptions): Workers {
   return { listening, exited, stop: () => stopAll(0) };
 }
 
-/** Runs `count` workers until SIGINT or SIGTERM; resolves to the exit code. */
-export function supervise(options: SuperviseOptions): Promise<number> {
+/**
+ * Runs `count` workers until SIGINT or SIGTERM; resolves to the exit code, or fails with the
+ * first failed worker's error when they could not all start.
+ */
+export async function supervise(options: SuperviseOptions): Promise<number> {
   const workers = startWorkers(options);
   const onSignal = (signal: NodeJS.Signals) => {
     process.off('SIGINT', onSignal);
@@ -145,10 +160,18 @@ export function supervise(options: SuperviseOptions): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  return workers.exited.finally(() => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  });
+  try {
+    await Promise.race([workers.listening, workers.exited]);
+  } catch (error) {
+    await workers.exited;
+    throw error;
+  } finally {
+    void workers.exited.finally(() => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    });
+  }
+  return workers.exited;
 }
 
 /**
@@ -157,6 +180,17 @@ export function supervise(options: SuperviseOptions): Promise<number> {
  */
 export function announceReady(listening: Record<string, unknown>): void {
   if (cluster.isWorker && process.send !== undefined) process.send({ timegate: 'ready', listening } satisfies ReadyMessage);
+}
+
+/**
+ * In a worker whose command failed: hands the error line to the primary, which reports the
+ * first one as the command's failure (N workers would otherwise print N copies). False when
+ * this is no worker, and the caller prints it itself.
+ */
+export async function failToPrimary(message: string): Promise<boolean> {
+  if (!cluster.isWorker || process.send === undefined || !process.connected) return false;
+  const sent = await new Promise<boolean>((resolve) => process.send?.({ timegate: 'failed', message } satisfies FailedMessage, undefined, {}, (error) => resolve(error === null)));
+  return sent;
 }
 
 /** Ends a worker once its command is done: its IPC channel would keep it alive otherwise. */

@@ -103,7 +103,9 @@ export function typeHint(type: EdmPrimitiveType, facets: Partial<Facets> = {}): 
     case 'Edm.Decimal':
       return decimalHint(facets.precision, facets.scale);
     case 'Edm.DateTime':
-      return 'UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z';
+      // The upstream's wall-clock time as an instant: written with the offset of the upstream's
+      // zone at that instant (Z from an upstream that names none), read with any offset.
+      return 'date-time (RFC 3339) with the offset of the service\'s time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset';
     case 'Edm.DateTimeOffset':
       return 'date-time with offset (RFC 3339), e.g. 2026-11-22T10:00:00+01:00';
     case 'Edm.Time':

@@ -1,7 +1,7 @@
 // What the gateway is built from: the codegen output of one model (model.ts, validators.js,
 // openapi.json), loaded once at start-up. The same three files drive every route, check and
 // document, so a second model (Northwind, or any V2 service's $metadata) needs no code change.
-import { readFile } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { OpenAPIV3_1 } from 'openapi-types';
@@ -17,8 +17,11 @@ export interface GatewayArtefacts {
 /** The artefacts codegen wrote into `dir` (a `generated/` folder). */
 export async function loadGeneratedArtefacts(dir: string): Promise<GatewayArtefacts> {
   const folder = resolve(dir);
+  // The built package's copy holds tsc's model.js; a codegen folder holds model.ts, which tsx, or
+  // Node 22's own type stripping, loads.
+  const modelFile = await access(join(folder, 'model.js')).then(() => 'model.js', () => 'model.ts');
   const [modelModule, validatorsModule, openapiText] = await Promise.all([
-    import(pathToFileURL(join(folder, 'model.ts')).href) as Promise<{ model?: Model }>,
+    import(pathToFileURL(join(folder, modelFile)).href) as Promise<{ model?: Model }>,
     import(pathToFileURL(join(folder, 'validators.js')).href) as Promise<Partial<RestValidators>>,
     readFile(join(folder, 'openapi.json'), 'utf8'),
   ]);

@@ -9,7 +9,7 @@ export interface AccountSetting {
   timeZone: string;
   /** At most 3 characters. Set by the service; read-only. */
   currency: string;
-  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only. */
+  /** Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only. */
   bookingCloseDate: string | null;
   /** Set by the service; read-only. */
   hourlyRatesEnabled: boolean;
@@ -84,7 +84,7 @@ export interface AccountSettingSelection {
   timeZone?: string;
   /** At most 3 characters. Set by the service; read-only. */
   currency?: string;
-  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only. */
+  /** Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only. */
   bookingCloseDate?: string | null;
   /** Set by the service; read-only. */
   hourlyRatesEnabled?: boolean;
@@ -243,7 +243,7 @@ export interface ChangeSet {
   totalTimeEntries: number;
   changedTimeEntries: number;
   deletedTimeEntryIds: string;
-  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. */
+  /** Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. */
   currentServerTime: string;
 }
 
@@ -269,7 +269,7 @@ export interface Client {
   custom4: string | null;
   /** At most 50 characters. */
   custom5: string | null;
-  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only. */
+  /** Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only. */
   lastChangeTime: string;
   /** Set by the service; read-only. */
   lastChangeAuthor: number;
@@ -331,7 +331,7 @@ export interface ClientSelection {
   custom4?: string | null;
   /** At most 50 characters. */
   custom5?: string | null;
-  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only. */
+  /** Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only. */
   lastChangeTime?: string;
   /** Set by the service; read-only. */
   lastChangeAuthor?: number;
@@ -413,7 +413,7 @@ export interface ClientsListQuery {
 
 /** Parameters of GetChangesDigest. */
 export interface GetChangesDigestParameters {
-  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. */
+  /** Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. */
   lastSynchronizationTime: string;
 }
 
@@ -465,7 +465,7 @@ export interface Project {
   custom4: string | null;
   /** At most 50 characters. */
   custom5: string | null;
-  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only. */
+  /** Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only. */
   lastChangeTime: string;
   /** Set by the service; read-only. */
   lastChangeAuthor: number;
@@ -545,7 +545,7 @@ export interface ProjectSelection {
   custom4?: string | null;
   /** At most 50 characters. */
   custom5?: string | null;
-  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only. */
+  /** Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only. */
   lastChangeTime?: string;
   /** Set by the service; read-only. */
   lastChangeAuthor?: number;
@@ -682,7 +682,7 @@ export interface Task {
   custom4: string | null;
   /** At most 50 characters. */
   custom5: string | null;
-  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only. */
+  /** Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only. */
   lastChangeTime: string;
   /** Set by the service; read-only. */
   lastChangeAuthor: number;
@@ -749,7 +749,7 @@ export interface TaskSelection {
   custom4?: string | null;
   /** At most 50 characters. */
   custom5?: string | null;
-  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only. */
+  /** Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only. */
   lastChangeTime?: string;
   /** Set by the service; read-only. */
   lastChangeAuthor?: number;
@@ -898,9 +898,9 @@ export interface TimeEntry {
   userId: number;
   projectId: number;
   taskId: number | null;
-  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. */
+  /** Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. */
   startTime: string;
-  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. */
+  /** Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. */
   endTime: string | null;
   /** Set by the service; read-only. */
   durationSeconds: number;
@@ -928,7 +928,7 @@ export interface TimeEntry {
   custom4: string | null;
   /** At most 50 characters. */
   custom5: string | null;
-  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only. */
+  /** Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only. */
   lastChangeTime: string;
   /** Set by the service; read-only. */
   lastChangeAuthor: number;
@@ -951,9 +951,9 @@ export interface TimeEntryCreate {
   userId?: number;
   projectId: number;
   taskId?: number | null;
-  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. */
+  /** Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. */
   startTime: string;
-  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. */
+  /** Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. */
   endTime?: string | null;
   /** At most 1500 characters. */
   comment?: string | null;
@@ -998,9 +998,9 @@ export interface TimeEntrySelection {
   userId?: number;
   projectId?: number;
   taskId?: number | null;
-  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. */
+  /** Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. */
   startTime?: string;
-  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. */
+  /** Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. */
   endTime?: string | null;
   /** Set by the service; read-only. */
   durationSeconds?: number;
@@ -1028,7 +1028,7 @@ export interface TimeEntrySelection {
   custom4?: string | null;
   /** At most 50 characters. */
   custom5?: string | null;
-  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only. */
+  /** Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only. */
   lastChangeTime?: string;
   /** Set by the service; read-only. */
   lastChangeAuthor?: number;
@@ -1063,9 +1063,9 @@ export interface TimeEntryUpdate {
   userId?: number;
   projectId?: number;
   taskId?: number | null;
-  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. */
+  /** Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. */
   startTime?: string;
-  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. */
+  /** Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. */
   endTime?: string | null;
   /** At most 1500 characters. */
   comment?: string | null;
@@ -1115,7 +1115,7 @@ export interface User {
   custom4: string | null;
   /** At most 50 characters. Set by the service; read-only. */
   custom5: string | null;
-  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only. */
+  /** Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only. */
   lastChangeTime: string;
   /** Set by the service; read-only. */
   lastChangeAuthor: number;
@@ -1168,7 +1168,7 @@ export interface UserSelection {
   custom4?: string | null;
   /** At most 50 characters. Set by the service; read-only. */
   custom5?: string | null;
-  /** UTC date-time (RFC 3339), e.g. 2026-11-22T09:00:00Z. Set by the service; read-only. */
+  /** Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only. */
   lastChangeTime?: string;
   /** Set by the service; read-only. */
   lastChangeAuthor?: number;

@@ -19,6 +19,13 @@ const MAX_CACHED_DAYS = 50_000;
 /** The range of `Date` (±8.64e15 ms), less a day for the look-around of `toInstant`. */
 const LIMIT_MS = 8.64e15 - 2 * DAY_MS;
 
+/**
+ * A request header (value `1`) with which a client that reads offsets (the gateway's REST face)
+ * asks for every Edm.DateTime as its instant and the zone's offset at it (`\/Date(ms+0060)\/`,
+ * `2026-11-20T22:32:51+01:00`) instead of bare wall-clock digits: exact in a repeated hour too.
+ */
+export const DATE_TIME_OFFSETS_HEADER = 'x-datetime-offsets';
+
 export interface WallClockZone {
   /** The IANA name, as given. */
   readonly name: string;

@@ -3,7 +3,7 @@
 // has it; else a digest of the REST representation. Conditional requests compare them weakly
 // (RFC 9110 8.8.3.2), since V2 upstreams write weak ETags and expect them back in If-Match.
 import { createHash } from 'node:crypto';
-import type { EdmRecord } from '../../odata/edm.js';
+import type { DateTimeOffsetValue, EdmRecord } from '../../odata/edm.js';
 import type { UpstreamEntry } from '../upstream/odata-codec.js';
 import type { RestObject } from './rest-values.js';
 
@@ -18,6 +18,8 @@ const ENTITY_TAG = /^(W\/)?"[^"]*"$/;
 function versionText(value: EdmRecord[string] | undefined): string | undefined {
   if (value === null || value === undefined) return undefined;
   if (value instanceof Date) return String(value.getTime());
+  // A DateTime the upstream wrote with its offset (DATE_TIME_OFFSETS_HEADER): its instant.
+  if (typeof value === 'object' && 'kind' in value && value.kind === 'DateTimeOffset') return String((value as DateTimeOffsetValue).date.getTime());
   if (typeof value === 'object') return undefined;
   return String(value);
 }

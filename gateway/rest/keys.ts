@@ -44,8 +44,10 @@ function pathValue(type: EdmPrimitiveType, text: string): EdmValue | undefined {
     case 'Edm.Double':
     case 'Edm.Single':
       return text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : undefined;
-    case 'Edm.DateTime':
-      return parseIsoDateTime(text)?.date;
+    case 'Edm.DateTime': {
+      const parsed = parseIsoDateTime(text);
+      return parsed?.offsetMinutes === undefined ? parsed?.date : dateTimeOffset(parsed.date, parsed.offsetMinutes);
+    }
     case 'Edm.DateTimeOffset': {
       const parsed = parseIsoDateTime(text);
       return parsed?.offsetMinutes === undefined ? undefined : dateTimeOffset(parsed.date, parsed.offsetMinutes);

@@ -1,6 +1,8 @@
 // Edm values in the REST face's JSON shape, both ways (the shapes codegen's JSON Schemas give
 // them): Int64 and Decimal as strings (a Decimal with all the places of its Scale, `95.00`),
-// DateTime as RFC 3339 in UTC (`2026-11-22T09:00:00Z`),
+// DateTime as RFC 3339 with the offset the upstream gave (`2026-11-22T09:00:00+01:00`, asked for
+// with DATE_TIME_OFFSETS_HEADER), or in UTC (`2026-11-22T09:00:00Z`) from an upstream that names
+// none; read with any offset and sent upstream as that instant,
 // DateTimeOffset with its offset, Time as an ISO 8601 duration, Binary as base64, complex
 // values as objects with camelCase names. One converter per type, compiled once.
 import type { DateTimeOffsetValue, EdmRecord, EdmValue, TimeValue } from '../../odata/edm.js';
@@ -50,7 +52,7 @@ function primitiveToRest(type: EdmPrimitiveType, facets: Facets): ToRest {
       return scale > 0 ? (v) => (typeof v === 'string' ? decimalWithScale(v, scale) : null) : asIs;
     }
     case 'Edm.DateTime':
-      return (v) => (v instanceof Date ? restDateTime(v) : null);
+      return (v) => (v instanceof Date ? restDateTime(v) : v == null ? null : formatDateTimeOffset(v as DateTimeOffsetValue));
     case 'Edm.DateTimeOffset':
       return (v) => (v == null ? null : formatDateTimeOffset(v as DateTimeOffsetValue));
     case 'Edm.Time':
@@ -85,7 +87,12 @@ function primitiveFromRest(type: EdmPrimitiveType): FromRest {
   // The values were checked against the schema first: formats and patterns hold.
   switch (type) {
     case 'Edm.DateTime':
-      return (v) => (typeof v === 'string' ? (parseIsoDateTime(v)?.date ?? null) : null);
+      // The instant with the offset written, for the upstream to put on its wall clock.
+      return (v) => {
+        const parsed = typeof v === 'string' ? parseIsoDateTime(v) : undefined;
+        if (parsed === undefined) return null;
+        return parsed.offsetMinutes === undefined ? parsed.date : dateTimeOffset(parsed.date, parsed.offsetMinutes);
+      };
     case 'Edm.DateTimeOffset':
       return (v) => {
         const parsed = typeof v === 'string' ? parseIsoDateTime(v) : undefined;

@@ -5,6 +5,7 @@
 // caller's key is written into the request by the dispatcher's credential policy, not here.
 import { randomUUID } from 'node:crypto';
 import { writeChangesetBatch } from '../../odata/batch-request-writer.js';
+import { DATE_TIME_OFFSETS_HEADER } from '../../odata/wall-clock.js';
 import type { EdmRecord } from '../../odata/edm.js';
 import { ODataError } from '../../odata/errors.js';
 import type { EntitySet, FunctionImport } from '../../odata/model.js';
@@ -112,6 +113,9 @@ export class ODataUpstream {
       accept: this.codec.accept,
       'maxdataserviceversion': '2.0',
       'user-agent': USER_AGENT,
+      // Every Edm.DateTime as its instant and offset, where the upstream can (timegate's service):
+      // RFC 3339 needs the offset, and wall-clock digits alone are ambiguous in a repeated hour.
+      [DATE_TIME_OFFSETS_HEADER]: '1',
     };
     if (call.body !== undefined) headers['content-type'] = call.contentType ?? this.codec.contentType;
     if (context.ifMatch !== undefined) headers['if-match'] = context.ifMatch;

@@ -20,6 +20,7 @@ import type { Intent } from './handle-request.js';
 import { effectiveMethod, handleRequest } from './handle-request.js';
 import type { ServerParts } from './operation.js';
 import { parseRequestTarget } from './request-target.js';
+import { DATE_TIME_OFFSETS_HEADER } from '../../odata/wall-clock.js';
 
 export interface BatchSettings<C> {
   readonly parts: ServerParts<C>;
@@ -135,7 +136,7 @@ async function runChangeset<C>(run: BatchRun<C>, operations: readonly BatchOpera
 /** Runs one operation; `references` (in a changeset) maps Content-IDs to paths below the root. */
 async function answerOf<C>(run: BatchRun<C>, parts: ServerParts<C>, operation: BatchOperation, references: Map<string, string> | undefined): Promise<OperationAnswer> {
   const url = absolutePath(run.rootPath, operation.url, references);
-  const target = parseRequestTarget({ url, protocol: run.protocol, host: run.host, accept: operation.headers.get('accept') }, run.rootPath, parts.index, run.queryLimits);
+  const target = parseRequestTarget({ url, protocol: run.protocol, host: run.host, accept: operation.headers.get('accept'), dateTimeOffsets: operation.headers.get(DATE_TIME_OFFSETS_HEADER) }, run.rootPath, parts.index, run.queryLimits);
   const method = effectiveMethod(operation.method, operation.headers.get('x-http-method'));
   const body = { contentType: operation.headers.get('content-type'), text: operation.body.length === 0 ? undefined : operation.body.toString('utf8') };
   const result = await handleRequest(parts, target, method, body, run.authenticate);

@@ -10,7 +10,7 @@ import { readCollection, readEntity, readLinks, readProperty } from './read-hand
 import type { RequestTarget } from './request-target.js';
 import type { RequestBody } from './write-handlers.js';
 import { createEntity, deleteEntity, updateEntity } from './write-handlers.js';
-import { filterAsInstants } from './wall-clock-edge.js';
+import { dateTimeShower, filterAsInstants } from './wall-clock-edge.js';
 
 export type Intent = 'read' | 'write';
 
@@ -86,7 +86,7 @@ export async function handleRequest<C>(
     target: {
       ...target,
       query: target.query.filter === undefined ? target.query : { ...target.query, filter: filterAsInstants(target.query.filter, wallClock) },
-      response: { ...target.response, wallClock },
+      response: { ...target.response, showDateTime: dateTimeShower(wallClock, target.response.dateTimeOffsets === true) },
     },
   };
   switch (path.kind) {

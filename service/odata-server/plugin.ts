@@ -24,6 +24,7 @@ import { Representations } from './representations.js';
 import { EntityBodyReader } from './request-body.js';
 import { parseRequestTarget } from './request-target.js';
 import { ResourceNotFoundError } from '../../odata/errors.js';
+import { DATE_TIME_OFFSETS_HEADER } from '../../odata/wall-clock.js';
 
 export type { Intent } from './handle-request.js';
 
@@ -98,7 +99,7 @@ export function registerODataService<C>(app: FastifyInstance, options: ODataServ
     url: '*',
     handler: async (request, reply) => {
       const target = parseRequestTarget(
-        { url: request.url, protocol: request.protocol, host: request.host, accept: request.headers.accept },
+        { url: request.url, protocol: request.protocol, host: request.host, accept: request.headers.accept, dateTimeOffsets: headerText(request.headers[DATE_TIME_OFFSETS_HEADER]) },
         options.rootPath, index, limits,
       );
       const tunnelled = request.headers['x-http-method'];
@@ -115,4 +116,8 @@ export function registerODataService<C>(app: FastifyInstance, options: ODataServ
       return reply.header('content-type', contentType).send(typeof document === 'string' ? Buffer.from(document, 'utf8') : document);
     },
   });
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }

@@ -15,8 +15,8 @@ import type { EntitySet, FunctionImport, Property } from '../../odata/model.js';
 import { isEdmPrimitiveType } from '../../odata/model.js';
 import { createServiceDocumentWriter } from '../../odata/service-document.js';
 import { writeXmlLink, writeXmlLinks, writeXmlProperty } from '../../odata/xml-documents.js';
-import type { WallClockZone } from '../../odata/wall-clock.js';
 import { xmlFormatter } from '../../odata/xml-values.js';
+import type { ShowDateTime } from './wall-clock-edge.js';
 import { expandedOnWallClock, recordOnWallClock, recordsOnWallClock, valueOnWallClock } from './wall-clock-edge.js';
 
 /** What a request asked for, as far as the representation goes. */
@@ -28,8 +28,10 @@ export interface ResponseContext {
   readonly format: string | undefined;
   /** `$callback`: JSONP. A callback without `$format` asks for JSON (script tags send no Accept). */
   readonly callback: string | undefined;
-  /** The zone whose wall clock Edm.DateTime values are written on (set once the caller is known). */
-  readonly wallClock?: WallClockZone | undefined;
+  /** How Edm.DateTime values are written (wall-clock-edge.ts; set once the caller is known). */
+  readonly showDateTime?: ShowDateTime | undefined;
+  /** The client sent DATE_TIME_OFFSETS_HEADER: instants with their offsets instead of wall-clock digits. */
+  readonly dateTimeOffsets?: boolean;
 }
 
 export interface Representation {
@@ -75,8 +77,8 @@ export class Representations {
 
   entry(ctx: ResponseContext, set: EntitySet, stored: EdmRecord, shape: EntryShape = {}): Representation {
     const contentType = this.contentType(ctx, 'entry');
-    const record = recordOnWallClock(stored, ctx.wallClock);
-    const options = { serviceRoot: ctx.serviceRoot, select: shape.select, expanded: expandedOnWallClock(shape.expanded, ctx.wallClock) };
+    const record = recordOnWallClock(stored, ctx.showDateTime);
+    const options = { serviceRoot: ctx.serviceRoot, select: shape.select, expanded: expandedOnWallClock(shape.expanded, ctx.showDateTime) };
     return isJson(contentType)
       ? this.json(ctx, contentType, this.writerOf(this.jsonWriters, set).entry(record, options))
       : { contentType, body: this.writerOf(this.atomWriters, set).entry(record, options) };
@@ -84,15 +86,15 @@ export class Representations {
 
   feed(ctx: ResponseContext, set: EntitySet, stored: readonly EdmRecord[], shape: FeedShape = {}): Representation {
     const contentType = this.contentType(ctx, 'feed');
-    const zone = ctx.wallClock;
-    const records = recordsOnWallClock(stored, zone);
+    const show = ctx.showDateTime;
+    const records = recordsOnWallClock(stored, show);
     const expanded = shape.expanded;
     const options = {
       serviceRoot: ctx.serviceRoot,
       ...shape,
-      ...(expanded === undefined || zone === undefined
+      ...(expanded === undefined || show === undefined
         ? {}
-        : { expanded: (record: EdmRecord, i: number) => expandedOnWallClock(expanded(record, i), zone) }),
+        : { expanded: (record: EdmRecord, i: number) => expandedOnWallClock(expanded(record, i), show) }),
     };
     if (!isJson(contentType)) return { contentType, body: this.writerOf(this.atomWriters, set).feedBytes(records, options) };
     const writer = this.writerOf(this.jsonWriters, set);
@@ -104,7 +106,7 @@ export class Representations {
 
   property(ctx: ResponseContext, property: Property, stored: EdmValue | EdmRecord): Representation {
     const contentType = this.contentType(ctx, 'property');
-    const value = valueOnWallClock(stored, ctx.wallClock);
+    const value = valueOnWallClock(stored, ctx.showDateTime);
     return isJson(contentType)
       ? this.json(ctx, contentType, writeJsonProperty(this.index, property, value))
       : { contentType, body: writeXmlProperty(this.index, property, value) };
@@ -112,7 +114,7 @@ export class Representations {
 
   /** `$value` of a primitive property: its text, as in XML but unescaped. */
   value(ctx: ResponseContext, property: Property, stored: EdmValue): Representation {
-    const value = valueOnWallClock(stored, ctx.wallClock) as EdmValue;
+    const value = valueOnWallClock(stored, ctx.showDateTime) as EdmValue;
     const binary = property.type === 'Edm.Binary';
     const contentType = negotiate({ accept: ctx.accept, kind: 'value', binary });
     if (!isEdmPrimitiveType(property.type)) throw new TypeError(`$value of complex property ${property.name}`);
@@ -139,7 +141,7 @@ export class Representations {
   /** A function import's complex or primitive result (entity results are entries and feeds). */
   functionResult(ctx: ResponseContext, fn: FunctionImport, stored: EdmValue | EdmRecord): Representation {
     const contentType = this.contentType(ctx, 'property');
-    const value = valueOnWallClock(stored, ctx.wallClock);
+    const value = valueOnWallClock(stored, ctx.showDateTime);
     if (isJson(contentType)) return this.json(ctx, contentType, writeJsonFunctionResult(this.index, fn, value));
     const type = fn.returnType ?? 'Edm.String';
     return { contentType, body: writeXmlProperty(this.index, { name: fn.name, type, precision: undefined }, value) };

@@ -26,6 +26,8 @@ export interface TargetRequest {
   /** Host and port the request was sent to. */
   readonly host: string;
   readonly accept: string | undefined;
+  /** The value of DATE_TIME_OFFSETS_HEADER (odata/wall-clock.ts), if sent. */
+  readonly dateTimeOffsets?: string | undefined;
 }
 
 /**
@@ -48,6 +50,7 @@ export function parseRequestTarget(request: TargetRequest, rootPath: string, ind
     response: {
       serviceRoot: `${request.protocol}://${request.host}${rootPath}/`,
       accept: request.accept,
+      dateTimeOffsets: request.dateTimeOffsets === '1',
       format: query.format,
       callback: query.callback,
     },

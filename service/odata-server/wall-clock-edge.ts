@@ -6,6 +6,7 @@
 // odata/edm.ts) is the instant it names. The conversion and its rule for skipped and repeated
 // times are odata/wall-clock.ts; this file only finds the values.
 import type { DateTimeOffsetValue, EdmRecord, EdmValue } from '../../odata/edm.js';
+import { dateTimeOffset } from '../../odata/edm.js';
 import type { FilterNode } from '../../odata/filter-ast.js';
 import type { ExpandedNavigation, InlineEntry } from '../../odata/json-writer.js';
 import type { ModelIndex } from '../../odata/model-index.js';
@@ -25,19 +26,34 @@ function isOffsetValue(value: unknown): value is DateTimeOffsetValue {
 
 // ---- out -------------------------------------------------------------------------------------
 
+/** How an instant is written: its wall-clock digits, or (for a client that asked) the instant and its offset. */
+export type ShowDateTime = (instant: Date) => Date | DateTimeOffsetValue;
+
 /**
- * A record as the wire shows it: Dates (Edm.DateTime, the only Dates a record holds) on the wall
- * clock, complex values likewise. A copy: the same record may be written twice in one response
- * (one project expanded under many entries).
+ * The writer of a response's Edm.DateTime values: none (as stored, UTC) without a zone and
+ * offsets; wall-clock digits; or, for a client that sent DATE_TIME_OFFSETS_HEADER (the gateway's
+ * REST face), the instant with the zone's offset at it, which loses nothing in a repeated hour.
  */
-export function recordOnWallClock(record: EdmRecord, zone: WallClockZone | undefined): EdmRecord {
-  if (zone === undefined) return record;
+export function dateTimeShower(zone: WallClockZone | undefined, withOffsets: boolean): ShowDateTime | undefined {
+  if (withOffsets) {
+    return (instant) => dateTimeOffset(instant, zone === undefined ? 0 : Math.round(zone.offsetAt(instant.getTime()) / 60_000));
+  }
+  return zone === undefined ? undefined : (instant) => new Date(zone.toWallClock(instant.getTime()));
+}
+
+/**
+ * A record as the wire shows it: Dates (Edm.DateTime, the only Dates a record holds) shown,
+ * complex values likewise. A copy: the same record may be written twice in one response (one
+ * project expanded under many entries).
+ */
+export function recordOnWallClock(record: EdmRecord, show: ShowDateTime | undefined): EdmRecord {
+  if (show === undefined) return record;
   let copy: Record<string, Value> | undefined;
   for (const name in record) {
     const value = record[name];
     let shown: Value | undefined;
-    if (value instanceof Date) shown = new Date(zone.toWallClock(value.getTime()));
-    else if (isPlainRecord(value)) shown = recordOnWallClock(value, zone);
+    if (value instanceof Date) shown = show(value);
+    else if (isPlainRecord(value)) shown = recordOnWallClock(value, show);
     else continue;
     copy ??= { ...record };
     copy[name] = shown;
@@ -45,35 +61,35 @@ export function recordOnWallClock(record: EdmRecord, zone: WallClockZone | undef
   return copy ?? record;
 }
 
-export function recordsOnWallClock(records: readonly EdmRecord[], zone: WallClockZone | undefined): readonly EdmRecord[] {
-  return zone === undefined ? records : records.map((record) => recordOnWallClock(record, zone));
+export function recordsOnWallClock(records: readonly EdmRecord[], show: ShowDateTime | undefined): readonly EdmRecord[] {
+  return show === undefined ? records : records.map((record) => recordOnWallClock(record, show));
 }
 
-function inlineOnWallClock(entry: InlineEntry, zone: WallClockZone): InlineEntry {
+function inlineOnWallClock(entry: InlineEntry, show: ShowDateTime): InlineEntry {
   return {
     ...entry,
-    record: recordOnWallClock(entry.record, zone),
-    ...(entry.expanded === undefined ? {} : { expanded: expandedOnWallClock(entry.expanded, zone) }),
+    record: recordOnWallClock(entry.record, show),
+    ...(entry.expanded === undefined ? {} : { expanded: expandedOnWallClock(entry.expanded, show) }),
   };
 }
 
-export function expandedOnWallClock(expanded: ExpandedNavigation | undefined, zone: WallClockZone | undefined): ExpandedNavigation | undefined {
-  if (expanded === undefined || zone === undefined) return expanded;
+export function expandedOnWallClock(expanded: ExpandedNavigation | undefined, show: ShowDateTime | undefined): ExpandedNavigation | undefined {
+  if (expanded === undefined || show === undefined) return expanded;
   const out: Record<string, InlineEntry | null | readonly InlineEntry[]> = {};
   for (const [name, inline] of Object.entries(expanded)) {
     out[name] = inline === null ? null : Array.isArray(inline)
-      ? (inline as readonly InlineEntry[]).map((e) => inlineOnWallClock(e, zone))
-      : inlineOnWallClock(inline as InlineEntry, zone);
+      ? (inline as readonly InlineEntry[]).map((e) => inlineOnWallClock(e, show))
+      : inlineOnWallClock(inline as InlineEntry, show);
   }
   return out;
 }
 
 /** A property's or function's value (a Date, a complex record, a collection of either). */
-export function valueOnWallClock(value: Value, zone: WallClockZone | undefined): Value {
-  if (zone === undefined) return value;
-  if (value instanceof Date) return new Date(zone.toWallClock(value.getTime()));
-  if (Array.isArray(value)) return (value as Value[]).map((v) => valueOnWallClock(v, zone)) as never;
-  return isPlainRecord(value) ? recordOnWallClock(value, zone) : value;
+export function valueOnWallClock(value: Value, show: ShowDateTime | undefined): Value {
+  if (show === undefined) return value;
+  if (value instanceof Date) return show(value);
+  if (Array.isArray(value)) return (value as Value[]).map((v) => valueOnWallClock(v, show)) as never;
+  return isPlainRecord(value) ? recordOnWallClock(value, show) : value;
 }
 
 // ---- in --------------------------------------------------------------------------------------

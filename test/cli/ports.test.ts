@@ -45,5 +45,5 @@ describe('a port in use', () => {
     expect(expectOneLineError(service, 1, 'start')).toBe(`timegate start: port ${taken} is already in use: choose another with --port`);
     const gateway = await timegate(['start', '--db', db, '--port', '0', '--gateway-port', String(taken)]);
     expect(expectOneLineError(gateway, 1, 'start')).toBe(`timegate start: port ${taken} is already in use: choose another with --gateway-port`);
-  }, 60_000);
+  }, 120_000);
 });

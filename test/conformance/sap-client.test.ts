@@ -3,6 +3,7 @@
 // delete / navigation and the three stopwatch operations against the service.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabases } from '../helpers/databases.js';
+import { wallClockZone } from '../../odata/wall-clock.js';
 import { startTestService } from '../helpers/service.js';
 import type { TestService } from '../helpers/service.js';
 import { generateSapClient, runSapCycle } from './sap-client.js';
@@ -40,5 +41,26 @@ describe.each(testDatabases)('a SAP Cloud SDK client against the service on $nam
     expect(seen.some((r) => r.method === 'PATCH' && r.status === 204)).toBe(true);
     const rows = await service.database.db.selectFrom('projects').select('id').where('id', '=', result.created.id).execute();
     expect(rows).toEqual([]);
+  }, 60_000);
+
+  it('reads and writes the wall-clock time of an account in Europe/Berlin as its moment values', async () => {
+    const berlin = await startTestService(kind, {}, { timeZone: 'Europe/Berlin' });
+    try {
+      const before = wallClockZone('Europe/Berlin').toWallClock(Date.now());
+      const result = await runSapCycle(client, berlin.origin, berlin.admin.apiKey, 'SDK-Berlin');
+      const after = wallClockZone('Europe/Berlin').toWallClock(Date.now());
+      // The SDK sends moment.utc('2026-11-19T08:00:00Z') as \/Date(ms+0000)\/: an offset, so the
+      // instant 08:00Z, which Berlin's wall clock shows as 09:00; the moments it reads back are
+      // that wall clock.
+      expect(result.moments.entryStart).toBe('2026-11-19T09:00:00');
+      expect(result.moments.entryReadStart).toBe('2026-11-19T09:00:00');
+      expect(result.entry.durationSeconds).toBe(5400);
+      // The stopwatch's start is the wall clock in Berlin at the moment it started.
+      const stopwatchStart = Date.parse(`${result.moments.stopwatchStart}Z`);
+      expect(stopwatchStart).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+      expect(stopwatchStart).toBeLessThanOrEqual(after);
+    } finally {
+      await berlin.close();
+    }
   }, 60_000);
 });

@@ -80,6 +80,8 @@ export interface SapCycleResult {
   readonly expandedEntryIds: readonly number[];
   readonly entry: { id: number; projectId: number; durationSeconds: number };
   readonly started: { id: number; endTime: unknown };
+  /** The SDK's `moment` values of the entry it created and read back, and of the stopwatch's start, as UTC text. */
+  readonly moments: { entryStart: string; entryReadStart: string; stopwatchStart: string };
   readonly current: { id: number };
   readonly halted: { id: number; endTime: unknown };
   readonly afterDeleteStatus: number | undefined;
@@ -111,6 +113,7 @@ export async function runSapCycle(client: GeneratedSapClient, origin: string, ap
     .select(projectsApi.schema.ID, projectsApi.schema.TIME_ENTRIES)
     .execute(destination);
 
+  const entryRead = await timeEntriesApi.requestBuilder().getByKey(entry.id).execute(destination);
   const started = await operations.startStopWatch({ projectId: created.id, comment: 'SDK', billable: false }).execute(destination);
   const current = await operations.currentStopWatch({}).execute(destination);
   const halted = await operations.haltStopWatch({}).execute(destination);
@@ -133,6 +136,11 @@ export async function runSapCycle(client: GeneratedSapClient, origin: string, ap
     expandedEntryIds: expanded.timeEntries.map((e: any) => e.id),
     entry: { id: entry.id, projectId: entry.projectId, durationSeconds: entry.durationSeconds },
     started: { id: started.id, endTime: started.endTime },
+    moments: {
+      entryStart: entry.startTime.utc().format('YYYY-MM-DDTHH:mm:ss'),
+      entryReadStart: entryRead.startTime.utc().format('YYYY-MM-DDTHH:mm:ss'),
+      stopwatchStart: started.startTime.utc().format('YYYY-MM-DDTHH:mm:ss'),
+    },
     current: { id: current.id },
     halted: { id: halted.id, endTime: halted.endTime },
     afterDeleteStatus,

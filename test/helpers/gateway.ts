@@ -15,7 +15,7 @@ import type { RunningGateway } from '../../gateway/start.js';
 import { startGateway } from '../../gateway/start.js';
 import type { ServiceConfig } from '../../service/config.js';
 import type { TestDatabaseKind } from './databases.js';
-import type { TestService } from './service.js';
+import type { TestService, TestServiceOptions } from './service.js';
 import { startTestService } from './service.js';
 
 export const GENERATED_DIR = fileURLToPath(new URL('../../generated', import.meta.url));
@@ -75,9 +75,9 @@ export interface TestGateway {
 /** The time-tracking service on a fresh database of `kind`, and a gateway in front of it. */
 export async function startTestGateway(
   kind: TestDatabaseKind,
-  options: GatewayOptions & { readonly service?: Partial<ServiceConfig> } = {},
+  options: GatewayOptions & { readonly service?: Partial<ServiceConfig>; readonly serviceOptions?: TestServiceOptions } = {},
 ): Promise<TestGateway> {
-  const service = await startTestService(kind, options.service);
+  const service = await startTestService(kind, options.service, options.serviceOptions);
   try {
     const gateway = await startGatewayInFront(service.root, options);
     return {

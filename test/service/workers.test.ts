@@ -15,7 +15,7 @@ import type { WorkersProcess } from '../helpers/workers-process.js';
 
 const STARTS = 200;
 
-async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+async function until(check: () => boolean, what: string, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
@@ -91,7 +91,7 @@ describe.each(testDatabases)('timegate service --workers 2 on $name', (kind) => 
     expect(server.workerPids()).not.toContain(victim);
     const responses = await Promise.all(Array.from({ length: 6 }, () => fetch(`${server.origin}/V1/Api.svc/Projects?$format=json`, { headers: { 'x-serviceapikey': jana.apiKey } })));
     expect(responses.map((r) => r.status)).toEqual(Array(6).fill(200));
-  }, 60_000);
+  }, 120_000);
 
   it('stops every worker on SIGTERM and exits 0', async () => {
     const workers = server.workerPids();
@@ -110,5 +110,5 @@ describe('timegate service --workers refusals', () => {
     expect([memory.status, memory.stderr.trim()]).toEqual([2, 'timegate service: --workers needs a database they can share: a SQLite file or PostgreSQL, not :memory: (see timegate service --help)']);
     const zero = spawnSync(process.execPath, ['bin/timegate.js', 'service', '--workers', '0'], { encoding: 'utf8' });
     expect([zero.status, zero.stderr.trim()]).toEqual([2, "timegate service: --workers must be auto or a whole number from 1 to 256, not '0' (see timegate service --help)"]);
-  }, 30_000);
+  }, 90_000);
 });

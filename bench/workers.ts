@@ -1,0 +1,170 @@
+// Every core (issue 30): `--workers auto` against one process, in the same run. The gateway's
+// cache hit (the OData JSON page of 100, filled once) through one process with its in-memory
+// cache, through one process on Redis, and through `--workers auto --redis`; the service's JSON
+// page of 100 on SQLite (20,000 seeded entries) through one process and through `--workers auto`.
+// Nothing is pinned: the workers need every core, and the load (autocannon, in this process) and
+// Redis share them, as they would on a small machine. Rounds alternate the runs; a ratio is the
+// median of the per-round ratios. The load average before and after says how busy the machine
+// was. TG_BENCH_ROUNDS and TG_BENCH_SECONDS shorten it.
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { availableParallelism, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { testDatabases } from '../test/helpers/databases.js';
+import { startTestService } from '../test/helpers/service.js';
+import type { LoadRequest, LoadResult, RunningServer } from './http-load.js';
+import { freePort, load, stopProcess, waitUntilUp } from './http-load.js';
+import { formatRate, formatRatio, formatTarget, markdownTable, median } from './report.js';
+import { seedAccount, sqlitePlace } from './service-fixture.js';
+import type { BenchSuite } from './suite.js';
+
+const CONNECTIONS = 32;
+const ROUNDS = Number(process.env.TG_BENCH_ROUNDS ?? 3);
+const ROUND_SECONDS = Number(process.env.TG_BENCH_SECONDS ?? 4);
+const WARMUP_SECONDS = 2;
+const ENTRIES = 20_000;
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const TIMEGATE = fileURLToPath(new URL('../bin/timegate.js', import.meta.url));
+
+interface Run {
+  readonly name: string;
+  readonly server: RunningServer;
+  readonly request: LoadRequest;
+}
+
+interface Comparison {
+  readonly name: string;
+  readonly ours: string;
+  readonly baseline: string;
+  readonly target?: number;
+}
+
+function fail(message: string): never {
+  throw new Error(`workers bench: ${message}`);
+}
+
+async function childrenOf(pid: number): Promise<number[]> {
+  const text = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8');
+  return text.trim().split(/\s+/).filter(Boolean).map(Number);
+}
+
+/** `timegate <args> --port <free>`, unpinned, once `/healthz` answers (every worker, for --workers). */
+async function startTimegate(args: readonly string[]): Promise<RunningServer> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [TIMEGATE, ...args, '--port', String(port), '--log-level', 'silent'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const origin = `http://127.0.0.1:${port}`;
+  const exited = new Promise<never>((_resolve, reject) => child.once('exit', (code) => reject(new Error(`timegate ${args.join(' ')} exited with ${code}`))));
+  try {
+    await Promise.race([waitUntilUp(`${origin}/healthz`), exited]);
+    // With --workers, /healthz answers once the first worker listens, and the primary's line
+    // saying all do is not logged at level silent: wait for every worker process, then a while.
+    if (args.includes('--workers')) {
+      while ((await childrenOf(child.pid as number)).length < availableParallelism()) await new Promise((resolve) => setTimeout(resolve, 200));
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+    }
+  } catch (error) {
+    await stopProcess(child);
+    throw error;
+  }
+  exited.catch(() => undefined);
+  return { origin, pid: child.pid as number, stop: () => stopProcess(child) };
+}
+
+async function expectOk(run: Run, header?: string): Promise<void> {
+  for (let i = 0; i < 2; i++) {
+    const response = await fetch(run.server.origin + run.request.path, { headers: run.request.headers ?? {} });
+    await response.arrayBuffer();
+    if (response.status !== 200) fail(`${run.name}: ${response.status}`);
+    if (i === 1 && header !== undefined && response.headers.get('x-cache') !== header) fail(`${run.name}: X-Cache ${response.headers.get('x-cache')}`);
+  }
+}
+
+async function measureRuns(runs: readonly Run[]): Promise<Map<string, LoadResult[]>> {
+  const results = new Map(runs.map((run) => [run.name, [] as LoadResult[]]));
+  const options = (run: Run) => ({ origin: run.server.origin, requests: [run.request], connections: CONNECTIONS });
+  for (const run of runs) await load({ ...options(run), durationSeconds: WARMUP_SECONDS });
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? runs : [...runs].reverse();
+    for (const run of order) {
+      const result = await load({ ...options(run), durationSeconds: ROUND_SECONDS });
+      if (result.failures > 0) fail(`${run.name}: ${result.failures} failed requests in round ${round + 1}`);
+      results.get(run.name)?.push(result);
+    }
+  }
+  return results;
+}
+
+function report(runs: readonly Run[], results: Map<string, LoadResult[]>, comparisons: readonly Comparison[]): void {
+  const of = (name: string) => results.get(name) ?? fail(`no results for ${name}`);
+  console.log(markdownTable(['run', 'req/s', 'p50 ms', 'p99 ms', 'req/s per round'], runs.map((run) => {
+    const rounds = of(run.name);
+    return [run.name, formatRate(median(rounds.map((r) => r.requestsPerSecond))), median(rounds.map((r) => r.p50Ms)).toFixed(2),
+      median(rounds.map((r) => r.p99Ms)).toFixed(2), rounds.map((r) => formatRate(r.requestsPerSecond)).join(' ')];
+  })));
+  console.log('');
+  console.log(markdownTable(['comparison', 'ratio (median of rounds)', 'rounds', 'target'], comparisons.map((c) => {
+    const ratios = of(c.ours).map((r, i) => r.requestsPerSecond / (of(c.baseline)[i] as LoadResult).requestsPerSecond);
+    const ratio = median(ratios);
+    return [c.name, formatRatio(ratio), ratios.map(formatRatio).join(' '), formatTarget(ratio, c.target)];
+  })));
+}
+
+const load1 = () => loadavg().map((value) => value.toFixed(1)).join(' ');
+
+export const workersBench: BenchSuite = {
+  name: 'workers',
+  description: '--workers auto vs one process: gateway cache hits (Redis) and the service JSON page (SQLite)',
+  async run() {
+    console.log(`load average before: ${load1()}; ${CONNECTIONS} connections, ${ROUNDS} rounds of ${ROUND_SECONDS} s per run (after ${WARMUP_SECONDS} s warm-up), alternating; nothing pinned; medians of the rounds.\n`);
+    const sqlite = testDatabases.find((kind) => kind.name === 'sqlite') ?? fail('no SQLite test database');
+    const servers: RunningServer[] = [];
+    const service = await startTestService(sqlite, { trustProxy: true });
+    const place = await sqlitePlace();
+    try {
+      // The gateway: a cache hit answers from memory (one process) or from Redis.
+      const upstream = ['gateway', '--upstream', service.root, '--cache-ttl', '1h'];
+      const redis = ['--redis', REDIS_URL, '--redis-prefix', `tg-bench-${process.pid}-${Date.now()}:`];
+      const memoryOne = await startTimegate(upstream);
+      servers.push(memoryOne);
+      const redisOne = await startTimegate([...upstream, ...redis]);
+      servers.push(redisOne);
+      const redisAuto = await startTimegate([...upstream, ...redis, '--workers', 'auto']);
+      servers.push(redisAuto);
+      const page: LoadRequest = { path: '/V1/Api.svc/TimeEntries?$top=100&$format=json', headers: { 'x-serviceapikey': service.admin.apiKey } };
+      const gatewayRuns: Run[] = [
+        { name: 'gateway cache hit, one process, memory', server: memoryOne, request: page },
+        { name: 'gateway cache hit, one process, Redis', server: redisOne, request: page },
+        { name: 'gateway cache hit, --workers auto, Redis', server: redisAuto, request: page },
+      ];
+      for (const run of gatewayRuns) await expectOk(run, 'HIT');
+
+      // The service on a seeded SQLite file.
+      const seeded = await seedAccount(place.url, { entries: ENTRIES, keyedUsers: 1, sampleIds: 1, deepPage: 2, pageSize: 100 });
+      const serviceOne = await startTimegate(['service', '--db', place.url]);
+      servers.push(serviceOne);
+      const serviceAuto = await startTimegate(['service', '--db', place.url, '--workers', 'auto']);
+      servers.push(serviceAuto);
+      const servicePage: LoadRequest = { path: '/V1/Api.svc/TimeEntries?$top=100&$format=json', headers: { 'x-serviceapikey': seeded.adminKey } };
+      const serviceRuns: Run[] = [
+        { name: 'service JSON page of 100, one process', server: serviceOne, request: servicePage },
+        { name: 'service JSON page of 100, --workers auto', server: serviceAuto, request: servicePage },
+      ];
+      for (const run of serviceRuns) await expectOk(run);
+
+      console.log('### gateway: cache hit, OData JSON page of 100\n');
+      report(gatewayRuns, await measureRuns(gatewayRuns), [
+        { name: '--workers auto (Redis) / one process (memory)', ours: gatewayRuns[2]!.name, baseline: gatewayRuns[0]!.name, target: 1.6 },
+        { name: '--workers auto (Redis) / one process (Redis)', ours: gatewayRuns[2]!.name, baseline: gatewayRuns[1]!.name },
+      ]);
+      console.log(`\n### service: JSON page of 100 on SQLite (${ENTRIES} entries)\n`);
+      report(serviceRuns, await measureRuns(serviceRuns), [
+        { name: '--workers auto / one process', ours: serviceRuns[1]!.name, baseline: serviceRuns[0]!.name, target: 1.5 },
+      ]);
+      console.log(`\nload average after: ${load1()}`);
+    } finally {
+      await Promise.all(servers.map((server) => server.stop()));
+      await service.close();
+      await place.dispose();
+    }
+  },
+};
