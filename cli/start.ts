@@ -166,7 +166,8 @@ async function run(args: readonly string[]): Promise<number> {
       gatewayConfig({
         port: gatewayPort,
         logLevel: values['log-level'] ?? 'warn',
-        upstream: { url: service.root },
+        // The service writes the gateway's root itself (trustProxy above): nothing to rewrite.
+        upstream: { url: service.root, writesGatewayRoot: true },
       }),
       await gatewayArtefacts(GENERATED_DIR),
     ), new Map([[gatewayPort, '--gateway-port']]));
