@@ -9,5 +9,6 @@ import { nginxBaseline } from './nginx.js';
 import { odataCodecs } from './odata-codecs.js';
 import { serviceBatch } from './service-batch.js';
 import { serviceHttp } from './service-http.js';
+import { webWeek } from './web-week.js';
 
-export const suites: readonly BenchSuite[] = [odataCodecs, serviceHttp, serviceBatch, gatewayCache, gatewayPassthrough, gatewayRest, nginxBaseline, workersBench];
+export const suites: readonly BenchSuite[] = [odataCodecs, serviceHttp, serviceBatch, webWeek, gatewayCache, gatewayPassthrough, gatewayRest, nginxBaseline, workersBench];

@@ -1,7 +1,10 @@
 // `timegate admin <action>`: accounts, users and API keys, for operators. Each action prints one
 // JSON line (the new IDs and, where a key is issued, the key: shown this once, stored as a hash).
 import { parseArgs } from 'node:util';
-import { createAccount, createUser, newKey, revokeKeys } from '../service/accounts/account-admin.js';
+import { createAccount, createUser, findUserId, newKey, revokeKeys, setActive } from '../service/accounts/account-admin.js';
+import { INVITATION_PATH, INVITATION_TTL_MS, createInvitation } from '../service/accounts/invitations.js';
+import { storePasswordHash } from '../service/accounts/passwords.js';
+import { DEFAULT_SERVICE_CONFIG } from '../service/config.js';
 import type { Role } from '../service/accounts/account-admin.js';
 import { openDatabase } from '../service/storage/database.js';
 import type { DatabaseHandle } from '../service/storage/database.js';
@@ -9,24 +12,48 @@ import { UsageError } from './command.js';
 import type { Command } from './command.js';
 import { DB_HELP, databaseOption, integerOption, requiredOption } from './options.js';
 
+const DEFAULT_WEB_URL = `http://${DEFAULT_SERVICE_CONFIG.host}:${DEFAULT_SERVICE_CONFIG.port}`;
+
 const USAGE = `Usage: timegate admin <action> [options]
 
 Actions:
   create-account --name <company> --admin-email <email> [--admin-first-name F] [--admin-last-name L]
                  [--time-zone Z]  the IANA zone of its wall-clock times (default: this host's)
   create-user    --account <id> --email <email> --first-name <F> --last-name <L> --role admin|user
+                 (prints the user's API key and a one-time invitation link to set a password)
+  reset-password --user <id>        remove the user's password, end their sessions, print a new
+                                    invitation link
+  deactivate-user --user <id>       the user can no longer sign in or use the API (sessions end)
+  activate-user  --user <id>        undo deactivate-user
   new-key        --user <id>        issue one more API key for the user
   revoke-key     --user <id>        revoke every API key of the user
 
-Every action prints one JSON line. API keys are shown once: only their hash is stored.
+Every action prints one JSON line. API keys and invitation links are shown once: only their hash
+is stored. Invitation links expire after ${INVITATION_TTL_MS / 86_400_000} days.
 
 Options:
 ${DB_HELP}
+  --web-url <url>     the web interface's address, for invitation links (default ${DEFAULT_WEB_URL})
   -h, --help          show this help`;
 
 type Action = (db: DatabaseHandle['db'], values: Record<string, string | undefined>) => Promise<unknown>;
 
 const MAX_ID = 2_147_483_647;
+
+function userOption(v: Record<string, string | undefined>): number {
+  return integerOption('user', requiredOption('user', v.user), 0, 1, MAX_ID);
+}
+
+function webUrl(v: Record<string, string | undefined>): string {
+  const text = (v['web-url'] ?? DEFAULT_WEB_URL).replace(/\/+$/, '');
+  if (!/^https?:\/\/[^\s/]+(\/\S*)?$/.test(text)) throw new UsageError(`--web-url must be an http(s) URL, not '${text}'`);
+  return text;
+}
+
+async function invitationLink(db: DatabaseHandle['db'], userId: number, base: string) {
+  const invitation = await createInvitation(db, userId);
+  return { invitationUrl: `${base}${INVITATION_PATH}${invitation.token}`, invitationExpiresAt: new Date(invitation.expiresAt).toISOString() };
+}
 
 const ACTIONS: Readonly<Record<string, Action>> = {
   'create-account': (db, v) => createAccount(db, {
@@ -36,15 +63,27 @@ const ACTIONS: Readonly<Record<string, Action>> = {
     ...(v['admin-last-name'] === undefined ? {} : { adminLastName: v['admin-last-name'] }),
     ...(v['time-zone'] === undefined ? {} : { timeZone: v['time-zone'] }),
   }),
-  'create-user': (db, v) => createUser(db, {
-    accountId: integerOption('account', requiredOption('account', v.account), 0, 1, MAX_ID),
-    email: requiredOption('email', v.email),
-    firstName: requiredOption('first-name', v['first-name']),
-    lastName: requiredOption('last-name', v['last-name']),
-    role: role(requiredOption('role', v.role)),
-  }),
-  'new-key': (db, v) => newKey(db, integerOption('user', requiredOption('user', v.user), 0, 1, MAX_ID)),
-  'revoke-key': (db, v) => revokeKeys(db, integerOption('user', requiredOption('user', v.user), 0, 1, MAX_ID)),
+  'create-user': async (db, v) => {
+    const base = webUrl(v);
+    const user = await createUser(db, {
+      accountId: integerOption('account', requiredOption('account', v.account), 0, 1, MAX_ID),
+      email: requiredOption('email', v.email),
+      firstName: requiredOption('first-name', v['first-name']),
+      lastName: requiredOption('last-name', v['last-name']),
+      role: role(requiredOption('role', v.role)),
+    });
+    return { ...user, ...await invitationLink(db, user.userId, base) };
+  },
+  'reset-password': async (db, v) => {
+    const base = webUrl(v);
+    const userId = await findUserId(db, userOption(v));
+    await storePasswordHash(db, userId, null);
+    return { userId, ...await invitationLink(db, userId, base) };
+  },
+  'deactivate-user': async (db, v) => ({ userId: await setActive(db, userOption(v), false), active: false }),
+  'activate-user': async (db, v) => ({ userId: await setActive(db, userOption(v), true), active: true }),
+  'new-key': (db, v) => newKey(db, userOption(v)),
+  'revoke-key': (db, v) => revokeKeys(db, userOption(v)),
 };
 
 function role(text: string): Role {
@@ -58,7 +97,7 @@ async function run(args: readonly string[]): Promise<number> {
     args: [...args],
     options: {
       name: text, 'admin-email': text, 'admin-first-name': text, 'admin-last-name': text, 'time-zone': text, account: text, email: text,
-      'first-name': text, 'last-name': text, role: text, user: text, db: text,
+      'first-name': text, 'last-name': text, role: text, user: text, db: text, 'web-url': text,
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -69,7 +108,7 @@ async function run(args: readonly string[]): Promise<number> {
     return 0;
   }
   const [name, ...extra] = positionals;
-  if (name === undefined) throw new UsageError('missing the action (create-account, create-user, new-key, revoke-key)');
+  if (name === undefined) throw new UsageError(`missing the action (${Object.keys(ACTIONS).join(', ')})`);
   const action = ACTIONS[name];
   if (action === undefined) throw new UsageError(`unknown action '${name}'`);
   if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`);

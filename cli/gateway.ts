@@ -40,6 +40,9 @@ Options:
                           header name of the header form (default ${DEFAULT_UPSTREAM_CONFIG.credential.headerName})
   --upstream-timeout <ms> deadline of a whole upstream call, retries included, until its answer
                           starts (default ${DEFAULT_UPSTREAM_CONFIG.requestTimeoutMs}); past it, 504
+  --upstream-writes-gateway-root
+                          the upstream writes the gateway's root into its answers itself (it believes
+                          X-Forwarded-Host/-Proto, at the root path /V1/Api.svc): relay bodies untouched
   --body-limit <bytes>    largest request body (default ${DEFAULT_GATEWAY_CONFIG.bodyLimitBytes}); larger ones get 413
   --cursor-secret <text>  signs list cursors; give replicas the same one (default: $TIMEGATE_CURSOR_SECRET,
                           else a random one per process)
@@ -82,6 +85,7 @@ export function gatewayCommandLine(args: readonly string[], env: NodeJS.ProcessE
       'upstream-auth': { type: 'string' },
       'upstream-key-header': { type: 'string' },
       'upstream-timeout': { type: 'string' },
+      'upstream-writes-gateway-root': { type: 'boolean', default: false },
       'body-limit': { type: 'string' },
       'cursor-secret': { type: 'string' },
       'no-docs': { type: 'boolean', default: false },
@@ -128,6 +132,7 @@ export function gatewayCommandLine(args: readonly string[], env: NodeJS.ProcessE
       format: oneOf<UpstreamFormat>('upstream-format', values['upstream-format'], ['json', 'atom'], DEFAULT_UPSTREAM_CONFIG.format),
       updateMethod: oneOf<UpdateMethod>('update-method', values['update-method'], ['merge', 'patch'], DEFAULT_UPSTREAM_CONFIG.updateMethod),
       requestTimeoutMs: integerOption('upstream-timeout', values['upstream-timeout'], DEFAULT_UPSTREAM_CONFIG.requestTimeoutMs, 1, 3_600_000),
+      writesGatewayRoot: values['upstream-writes-gateway-root'],
       credential: {
         ...DEFAULT_UPSTREAM_CONFIG.credential,
         form: oneOf<CredentialForm>('upstream-auth', values['upstream-auth'], ['header', 'basic', 'bearer', 'query'], DEFAULT_UPSTREAM_CONFIG.credential.form),

@@ -1,5 +1,6 @@
 // `timegate start` (what `npm start` runs): the service on the embedded SQLite file with a demo
-// account created on first run, and the gateway in front of it; prints the URLs and demo keys.
+// account created on first run, and the gateway in front of it; prints the URLs, the demo
+// employee's web sign-in and the demo keys.
 // The service runs as one worker per core (--workers auto; SQLite in WAL serves them all), the
 // gateway as one process: without Redis its cache and limits live in one process's memory.
 //
@@ -11,10 +12,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
-import { seedDemoAccount } from '../service/accounts/demo-seed.js';
+import { DEMO_SIGN_IN, ensureDemoSignIn, seedDemoAccount } from '../service/accounts/demo-seed.js';
 import type { DemoUser } from '../service/accounts/demo-seed.js';
 import type { ServiceConfig } from '../service/config.js';
-import { DEFAULT_SERVICE_CONFIG } from '../service/config.js';
+import { DEFAULT_SERVICE_CONFIG, SERVICE_ROOT_PATH } from '../service/config.js';
 import { startService } from '../service/start.js';
 import type { DatabaseHandle } from '../service/storage/database.js';
 import { DEFAULT_SQLITE_FILE, openDatabase } from '../service/storage/database.js';
@@ -54,10 +55,12 @@ async function demoUsers(keysFile: string, seeded: Awaited<ReturnType<typeof see
   }
 }
 
-function banner(root: string, gateway: RunningGateway, users: readonly DemoUser[] | undefined, keysFile: string): string {
+function banner(root: string, gateway: RunningGateway, users: readonly DemoUser[] | undefined, keysFile: string, demoSignIn: boolean): string {
   const lines = [
     '',
     'timegate is running',
+    `  Web interface      ${root.slice(0, -SERVICE_ROOT_PATH.length)}/`,
+    ...(demoSignIn ? [`                     sign in as ${DEMO_SIGN_IN.email}, password ${DEMO_SIGN_IN.password}`] : []),
     `  OData V2 service   ${root}`,
     `  $metadata          ${root}/$metadata`,
     `  REST gateway       ${gateway.restRoot}`,
@@ -154,6 +157,7 @@ async function run(args: readonly string[]): Promise<number> {
   if (cluster.isWorker) return serveAsWorker(serviceConfig, portOption);
   const database = await openDatabase(file);
   const users = await demoUsers(keysFile, await seedDemoAccount(database.db));
+  const demoSignIn = await ensureDemoSignIn(database.db);
   const service = await listening(workers > 1 ? serviceWorkers(serviceConfig, workers, database) : startService(serviceConfig, { database }), portOption);
   let gateway: RunningGateway;
   try {
@@ -162,7 +166,8 @@ async function run(args: readonly string[]): Promise<number> {
       gatewayConfig({
         port: gatewayPort,
         logLevel: values['log-level'] ?? 'warn',
-        upstream: { url: service.root },
+        // The service writes the gateway's root itself (trustProxy above): nothing to rewrite.
+        upstream: { url: service.root, writesGatewayRoot: true },
       }),
       await gatewayArtefacts(GENERATED_DIR),
     ), new Map([[gatewayPort, '--gateway-port']]));
@@ -176,7 +181,7 @@ async function run(args: readonly string[]): Promise<number> {
     await gateway.close();
     await service.close();
   }, (line) => process.stdout.write(`${line}\n`));
-  process.stdout.write(banner(service.root, gateway, users, keysFile));
+  process.stdout.write(banner(service.root, gateway, users, keysFile, demoSignIn));
   return stopped;
 }
 

@@ -49,6 +49,7 @@ export const CONFIG_SCHEMA = section({
     requestTimeoutMs: integer(1),
     connections: integer(1),
     maxResponseBytes: integer(1),
+    writesGatewayRoot: flag,
   }),
   auth: section({ keyHeaderAliases: strings, allowedKeys: strings, ttlSeconds: integer() }),
   cors: section({ origins: strings, maxAgeSeconds: integer() }),

@@ -51,6 +51,12 @@ export interface UpstreamConfig {
   readonly connections: number;
   /** Upstream bodies above this are refused (502) rather than buffered. */
   readonly maxResponseBytes: number;
+  /**
+   * The upstream writes the gateway's root into its answers itself: it believes the
+   * X-Forwarded-Host/-Proto the gateway sends and serves at the gateway's root path (our service
+   * with --trust-proxy, as `timegate start` runs it). Its bodies are then relayed untouched.
+   */
+  readonly writesGatewayRoot: boolean;
 }
 
 /** How the gateway treats a struggling upstream (upstream/) and its own overload (limits/). */
@@ -113,6 +119,7 @@ export const DEFAULT_UPSTREAM_CONFIG: Omit<UpstreamConfig, 'url'> = {
   requestTimeoutMs: 30_000,
   connections: 32,
   maxResponseBytes: 32 * 1024 * 1024,
+  writesGatewayRoot: false,
 };
 
 export const DEFAULT_GATEWAY_CONFIG: Omit<GatewayConfig, 'upstream'> = {

@@ -49,6 +49,15 @@ export function repairUrl(request: IncomingMessage): string {
   }
 }
 
+/** What hygiene refuses `raw` for, if anything. */
+function refusalOf(raw: Marked, method: string, bodyLimitBytes: number): Error | undefined {
+  if (raw[MALFORMED_URL]) return new MalformedUrlError();
+  if (raw[BAD_EXPECTATION]) return new ExpectationFailedError();
+  if (BODYLESS_METHODS.has(method) && hasBody(raw)) return new BodyNotAllowedError(method);
+  if (Number(raw.headers['content-length']) > bodyLimitBytes) return new PayloadTooLargeError(`the request body is larger than the gateway accepts (${bodyLimitBytes} bytes)`);
+  return undefined;
+}
+
 function registerRequestHygiene(app: FastifyInstance, bodyLimitBytes: number): void {
   // Node answers these itself unless someone listens; the request then goes on as any other.
   app.server.on('checkContinue', (request: Marked, response: ServerResponse) => {
@@ -60,26 +69,26 @@ function registerRequestHygiene(app: FastifyInstance, bodyLimitBytes: number): v
     app.server.emit('request', request, response);
   });
 
-  app.addHook('onRequest', async (request) => {
-    const raw = request.raw as Marked;
-    if (raw[MALFORMED_URL]) throw new MalformedUrlError();
-    if (raw[BAD_EXPECTATION]) throw new ExpectationFailedError();
-    if (BODYLESS_METHODS.has(request.method) && hasBody(raw)) throw new BodyNotAllowedError(request.method);
-    if (Number(raw.headers['content-length']) > bodyLimitBytes) throw new PayloadTooLargeError(`the request body is larger than the gateway accepts (${bodyLimitBytes} bytes)`);
+  // Callback hooks, as nothing here waits: an async hook costs a promise on every request.
+  app.addHook('onRequest', (request, _reply, done) => {
+    done(refusalOf(request.raw as Marked, request.method, bodyLimitBytes));
   });
 
   // Every hook that may refuse has passed: the client may send its body.
-  app.addHook('preParsing', async (request, reply) => {
+  app.addHook('preParsing', (request, reply, payload, done) => {
     const raw = request.raw as Marked;
-    if (!raw[AWAITS_CONTINUE]) return;
-    raw[AWAITS_CONTINUE] = false;
-    reply.raw.writeContinue();
+    if (raw[AWAITS_CONTINUE]) {
+      raw[AWAITS_CONTINUE] = false;
+      reply.raw.writeContinue();
+    }
+    done(null, payload);
   });
 
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     // Refused before its body was asked for: the client may send it now or never, so the
     // connection cannot carry another request.
     if ((request.raw as Marked)[AWAITS_CONTINUE] || (request.raw as Marked)[BAD_EXPECTATION]) reply.header('connection', 'close');
+    done(null, payload);
   });
 }
 

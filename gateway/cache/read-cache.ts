@@ -385,7 +385,8 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
   });
 
   // An answer that never reached onSend (the connection died first) still lets the others go.
-  app.addHook('onResponse', async (request) => {
+  app.addHook('onResponse', (request, _reply, done) => {
     fills.get(request)?.settle(undefined);
+    done();
   });
 }

@@ -120,8 +120,10 @@ export function registerRateLimiter(app: FastifyInstance, options: RateLimiterOp
     if (counted.length > 0) setFields(reply, counted);
   }
 
+  // Without budgets or a cap there is nothing to count: no hook, not one that returns at once.
+  if (!hasBudgets && !cap.isActive) return;
+
   app.addHook('onRequest', async (request, reply) => {
-    if (!hasBudgets && !cap.isActive) return;
     const resource = resourceOf(request, classify);
     if (resource === undefined) return;
     // Who the request counts for: its key's hash, else its client address.

@@ -11,6 +11,7 @@ export function passthroughFeature(): GatewayFeature {
     register(app, parts) {
       app.register(passthroughPlugin, {
         upstream: parts.upstream,
+        writesGatewayRoot: parts.config.upstream.writesGatewayRoot,
         batch: { classify: classifierOf(parts), maxBytes: parts.config.bodyLimitBytes },
       });
     },

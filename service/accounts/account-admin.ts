@@ -100,6 +100,24 @@ export async function revokeKeys(db: Kysely<Database>, userId: number): Promise<
   });
 }
 
+/** The id of an existing user; an AccountAdminError naming it otherwise. */
+export async function findUserId(db: Kysely<Database>, userId: number): Promise<number> {
+  return withTransaction(db, async (trx) => (await findUser(trx, userId)).id);
+}
+
+/**
+ * Activates or deactivates a user. A deactivated user can neither sign in nor use the API
+ * (authenticate.ts, sessions.ts check it on every request); their sessions are ended as well.
+ */
+export async function setActive(db: Kysely<Database>, userId: number, active: boolean): Promise<number> {
+  return withTransaction(db, async (trx) => {
+    const user = await findUser(trx, userId);
+    await trx.updateTable('users').set({ active: active ? 1 : 0 }).where('id', '=', user.id).execute();
+    if (!active) await trx.deleteFrom('web_sessions').where('user_id', '=', user.id).execute();
+    return user.id;
+  });
+}
+
 export interface KeyListing {
   readonly id: number;
   readonly prefix: string;

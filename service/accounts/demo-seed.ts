@@ -9,6 +9,7 @@ import { seededRandom } from '../storage/seeded-random.js';
 import { withTransaction } from '../storage/transaction.js';
 import { createAccount, createUser } from './account-admin.js';
 import type { Role } from './account-admin.js';
+import { setPassword } from './passwords.js';
 
 export interface DemoUser {
   readonly userId: number;
@@ -22,6 +23,21 @@ export interface DemoUser {
 export type DemoSeedResult =
   | { readonly created: false }
   | { readonly created: true; readonly accountId: number; readonly users: readonly DemoUser[]; readonly timeEntries: number };
+
+/** The demo employee's password for the web interface, printed by `npm start` (demo data only). */
+export const DEMO_SIGN_IN = { email: 'jana.schmidt@demo.example', password: 'demo-passwort' } as const;
+
+/**
+ * Gives the demo employee their known password when they have none yet (a demo database made
+ * before the web interface existed, too); leaves one the user changed alone.
+ */
+export async function ensureDemoSignIn(db: Kysely<Database>): Promise<boolean> {
+  const user = await db.selectFrom('users').select(['id', 'password_hash'])
+    .where('email', '=', DEMO_SIGN_IN.email).orderBy('id').executeTakeFirst();
+  if (user === undefined) return false;
+  if (user.password_hash === null) await setPassword(db, user.id, DEMO_SIGN_IN.password);
+  return true;
+}
 
 const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;

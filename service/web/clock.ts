@@ -1,18 +1,8 @@
 // The wall clock of the pages: instants (what the data layer holds) shown and read as dates and
 // times of the account's time zone. Every conversion the web interface makes goes through here,
-// so the rule of data-model.md (DateTimes are the account's wall-clock time) has one place in it.
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatter(timeZone: string): Intl.DateTimeFormat {
-  let format = formatters.get(timeZone);
-  if (format === undefined) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
-    });
-    formatters.set(timeZone, format);
-  }
-  return format;
-}
+// so the rule of data-model.md (DateTimes are the account's wall-clock time) has one place in it,
+// on the conversion the OData faces use (odata/wall-clock.ts).
+import { wallClockZone } from '../../odata/wall-clock.js';
 
 export interface WallClock {
   /** `YYYY-MM-DD` */
@@ -21,19 +11,10 @@ export interface WallClock {
   readonly time: string;
 }
 
-function fields(instant: number, timeZone: string): Record<string, number> {
-  const parts: Record<string, number> = {};
-  for (const part of formatter(timeZone).formatToParts(new Date(instant))) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value);
-  }
-  return parts;
-}
-
 /** The instant as the account's clock shows it. */
 export function wallClock(instant: number, timeZone: string): WallClock {
-  const f = fields(instant, timeZone);
-  const pad = (n: number | undefined, width = 2) => String(n ?? 0).padStart(width, '0');
-  return { date: `${pad(f.year, 4)}-${pad(f.month)}-${pad(f.day)}`, time: `${pad(f.hour)}:${pad(f.minute)}` };
+  const iso = new Date(wallClockZone(timeZone).toWallClock(instant)).toISOString();
+  return { date: iso.slice(0, 10), time: iso.slice(11, 16) };
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -58,19 +39,12 @@ export function minutesOf(text: string): number | undefined {
 }
 
 /**
- * The instant the account's clock shows `minutes` past midnight of `date`. In a gap (the hour
- * skipped in spring) it is the instant an hour on; the autumn's repeated hour is read once.
+ * The instant the account's clock shows `minutes` past midnight of `date` (a skipped time is read
+ * with the offset before the change, a repeated one is the earlier: odata/wall-clock.ts's rule).
  */
 export function instantOf(date: string, minutes: number, timeZone: string): number {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  const asUtc = Date.UTC(y, m - 1, d) + minutes * 60_000;
-  const offsetAt = (instant: number) => {
-    const f = fields(instant, timeZone);
-    return Date.UTC(f.year ?? 0, (f.month ?? 1) - 1, f.day ?? 1, f.hour ?? 0, f.minute ?? 0, f.second ?? 0) - Math.floor(instant / 1000) * 1000;
-  };
-  const first = asUtc - offsetAt(asUtc);
-  const second = asUtc - offsetAt(first);
-  return Math.max(first, second);
+  return wallClockZone(timeZone).toInstant(Date.UTC(y, m - 1, d) + minutes * 60_000);
 }
 
 /** `date` plus `days` calendar days. */

@@ -2,6 +2,7 @@
 // the keys it prints work against the service at once, and revoked ones stop working.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabases } from '../helpers/databases.js';
+import { WebClient } from '../helpers/web-client.js';
 import type { TestDatabasePlace } from '../helpers/databases.js';
 import { expectOneLineError, timegate } from '../helpers/cli.js';
 import { startServiceProcess } from '../helpers/service-process.js';
@@ -50,7 +51,10 @@ describe.each(testDatabases)('timegate admin on $name', (kind) => {
 
     const user = await admin('create-user', '--account', String(account.accountId), '--email', 'max@kz.example',
       '--first-name', 'Max', '--last-name', 'Muster', '--role', 'user');
-    expect(user).toEqual({ userId: expect.any(Number), apiKey: expect.stringMatching(/^tg_/) });
+    expect(user).toEqual({
+      userId: expect.any(Number), apiKey: expect.stringMatching(/^tg_/),
+      invitationUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:4004\/invitation\/[\w-]{43}$/), invitationExpiresAt: expect.any(String),
+    });
     const users = await fetch(`${service.root}/Users?$format=json`, { headers: { 'x-serviceapikey': user.apiKey as string } });
     const rows = ((await users.json()) as { d: { results: Array<{ Email: string; AccessRights: number }> } }).d.results;
     expect(rows.map((u) => [u.Email, u.AccessRights])).toEqual([['chefin@kz.example', 20], ['max@kz.example', 10]]);
@@ -64,6 +68,39 @@ describe.each(testDatabases)('timegate admin on $name', (kind) => {
       expect(refused.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
     }
     expect((await projects(account.apiKey as string)).status).toBe(200);
+  }, 60_000);
+
+  it('invites a user to the web interface, resets the password with a new link, deactivates and activates', async () => {
+    const web = service.root.replace('/V1/Api.svc', '');
+    const account = await admin('create-account', '--name', 'Einladung AG', '--admin-email', 'chef@einladung.example');
+    const user = await admin('create-user', '--account', String(account.accountId), '--email', 'neu@einladung.example',
+      '--first-name', 'Nele', '--last-name', 'Neu', '--role', 'user', '--web-url', `${web}/`);
+    const link = user.invitationUrl as string;
+    expect(link.startsWith(`${web}/invitation/`)).toBe(true);
+    expect(Date.parse(user.invitationExpiresAt as string) - Date.now()).toBeGreaterThan(6 * 86_400_000);
+    const browser = new WebClient(web);
+    const path = link.slice(web.length);
+    expect((await browser.get(path)).text).toContain('Nele Neu');
+    expect((await browser.post(path, { password: 'erstes-passwort', repeat: 'erstes-passwort' })).status).toBe(200);
+    expect((await new WebClient(web).signIn('neu@einladung.example', 'erstes-passwort')).status).toBe(303);
+
+    const reset = await admin('reset-password', '--user', String(user.userId), '--web-url', web);
+    expect(reset.userId).toBe(user.userId);
+    expect((await new WebClient(web).signIn('neu@einladung.example', 'erstes-passwort')).status).toBe(401);
+    const again = new WebClient(web);
+    const newPath = (reset.invitationUrl as string).slice(web.length);
+    expect((await again.get(newPath)).status).toBe(200);
+    expect((await again.post(newPath, { password: 'zweites-passwort', repeat: 'zweites-passwort' })).status).toBe(200);
+    const signedIn = new WebClient(web);
+    expect((await signedIn.signIn('neu@einladung.example', 'zweites-passwort')).status).toBe(303);
+
+    expect(await admin('deactivate-user', '--user', String(user.userId))).toEqual({ userId: user.userId, active: false });
+    expect((await signedIn.get('/timesheet')).status).toBe(303);
+    expect((await new WebClient(web).signIn('neu@einladung.example', 'zweites-passwort')).status).toBe(401);
+    expect((await statusWithin(AUTH_CACHE_TTL_MS + 1000, () => projects(user.apiKey as string), 401)).status).toBe(401);
+    expect(await admin('activate-user', '--user', String(user.userId))).toEqual({ userId: user.userId, active: true });
+    expect((await new WebClient(web).signIn('neu@einladung.example', 'zweites-passwort')).status).toBe(303);
+    expect(expectOneLineError(await timegate(['admin', 'reset-password', '--user', '1', '--web-url', 'javascript:alert(1)', '--db', place.url]), 2, 'admin')).toContain('--web-url must be');
   }, 60_000);
 
   it('creates an account in the time zone given, whose settings say so', async () => {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebClient } from '../helpers/web-client.js';
 
 interface Started {
   readonly banner: string;
@@ -70,6 +71,15 @@ describe('timegate start', () => {
     const document = (await (await fetch(openapiUrl)).json()) as { openapi: string };
     expect(document.openapi).toBe('3.1.0');
     expect((await fetch(docsUrl)).status).toBe(200);
+    // The web interface, with the demo employee's printed sign-in and bookings to show.
+    const web = /Web interface\s+(\S+)/.exec(first.banner)?.[1] as string;
+    expect(web).toBe(root.replace('/V1/Api.svc', '/'));
+    const [, email, password] = /sign in as (\S+), password (\S+)/.exec(first.banner) as unknown as [string, string, string];
+    const browser = new WebClient(web.slice(0, -1));
+    expect((await browser.signIn(email, password)).status).toBe(303);
+    const week = await browser.get('/timesheet');
+    const previous = /href="([^"]+)" rel="prev"/.exec(week.text)?.[1] as string;
+    expect((await browser.get(previous)).text).toMatch(/data-entry="\d+"/);
     // The service runs as one worker per core (--workers auto), the gateway in the process itself.
     const cores = availableParallelism();
     const workers = readFileSync(`/proc/${first.pid}/task/${first.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);

@@ -37,7 +37,8 @@ describe.concurrent('the edge at full size', () => {
       expect(report.statuses[`${target} 417`], target).toBeGreaterThan(10);
     }
     expect(report.logLines).toBeGreaterThan(REQUESTS);
-  }, 120_000);
+    // About 40 s on CI; the limit is for a machine shared with much other work.
+  }, 300_000);
 
   it('answers 504 at 30 s (±1 s) on both faces when the upstream takes 40 s and --upstream-timeout is 30000', async () => {
     const upstream = await startSlowUpstream(40_000);

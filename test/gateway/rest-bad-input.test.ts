@@ -120,7 +120,7 @@ describe.each(testDatabases)('REST face refuses bad input before the upstream on
   });
 
   it('answers unknown routes, methods and malformed keys with problems, and a query key on a write with 403', async () => {
-    for (const path of ['/api/v1/nope', '/api/v1/projects/1/owner', '/api/v2/projects', '/']) {
+    for (const path of ['/api/v1/nope', '/api/v1/projects/1/owner', '/api/v2/projects', '/api']) {
       const problem = await refused(() => fetch(`${t.origin}${path}`, { headers: { 'x-serviceapikey': key } }), 404);
       expect(problem.type).toBe('urn:timegate:problem:route-not-found');
     }

@@ -42,7 +42,11 @@ describe('one upstream dispatcher for both faces', () => {
   beforeAll(async () => {
     service = await startTestService(sqlite);
     relay = await startFlakyRelay(service.origin);
-    const config = gatewayConfig({ logLevel: 'silent', host: '127.0.0.1', port: 0, cache: { enabled: false }, upstream: { url: relay.root, connections: 1 } });
+    // Load shedding off: a busy test machine's lag is not what this is about.
+    const config = gatewayConfig({
+      logLevel: 'silent', host: '127.0.0.1', port: 0, cache: { enabled: false }, upstream: { url: relay.root, connections: 1 },
+      resilience: { loadShedding: { maxEventLoopDelayMs: 0 } },
+    });
     gateway = await startGateway(config, await artefactsOf(), { logger: false, upstreamInterceptors: [recorder(seen)] });
   });
   afterAll(async () => {

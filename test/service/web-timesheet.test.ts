@@ -12,16 +12,20 @@ import { DEMO_NOW, startTestService } from '../helpers/service.js';
 import type { WebClient } from '../helpers/web-client.js';
 import { signedInClient } from '../helpers/web-client.js';
 
-const ZONE = 'Europe/Berlin';
 const WEEK = '2026-11-16';
 
 describe.each(testDatabases)('web timesheet on $name', (kind) => {
   let t: TestService;
   let jana: WebClient;
   let otherAccountEntry: number;
+  /** The demo account's zone: the wall clock of its pages. */
+  let ZONE: string;
 
   beforeAll(async () => {
     t = await startTestService(kind);
+    // A zone with summer time, so the wall clock is not UTC's.
+    ZONE = 'Europe/Berlin';
+    await t.database.db.updateTable('account_settings').set({ time_zone: ZONE }).where('account_id', '=', t.accountId).execute();
     jana = await signedInClient(t.origin, t.database, t.jana.userId, t.jana.email);
     const other = await createAccount(t.database.db, { name: 'Fremd GmbH', adminEmail: 'chef@fremd.example' });
     const stamp = { account_id: other.accountId, last_change_time: DEMO_NOW, last_change_author: other.userId };
@@ -187,6 +191,13 @@ describe.each(testDatabases)('web timesheet on $name', (kind) => {
     expect([...users]).toEqual([t.jana.userId]);
     const listed = await jana.get('/profile');
     expect(listed.text).toContain(`${key.slice(0, 9)}…`);
+    // Used a moment ago (to the minute); a key never used says so.
+    const row = listed.text.slice(listed.text.indexOf(`${key.slice(0, 9)}…`));
+    expect(row.slice(0, row.indexOf('</tr>'))).not.toContain('>nie<');
+    await t.database.db.insertInto('api_keys').values({ account_id: t.accountId, user_id: t.jana.userId, hash: 'f'.repeat(64), prefix: 'tg_unused', created_at: Date.now() }).execute();
+    const unused = (await jana.get('/profile')).text;
+    const unusedRow = unused.slice(unused.indexOf('tg_unused…'));
+    expect(unusedRow.slice(0, unusedRow.indexOf('</tr>'))).toContain('<td>nie</td>');
     expect(listed.text).not.toContain(key);
 
     const tomsKey = await t.database.db.selectFrom('api_keys').select('id').where('user_id', '=', t.tom.userId).executeTakeFirstOrThrow();
