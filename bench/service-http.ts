@@ -91,6 +91,12 @@ function scenarios(account: SeededAccount): Scenario[] {
     headers: { ...json, 'content-type': 'application/json' },
     body: `{"ProjectID":${account.projectId},"StartTime":"${odataDate(start)}","EndTime":"${odataDate(start + 3_600_000)}","Comment":"Lasttest"}`,
   };
+  const merge = (id: number): LoadRequest => ({
+    method: 'MERGE',
+    path: `${ROOT}/TimeEntries(${id})`,
+    headers: { ...json, 'content-type': 'application/json' },
+    body: '{"Comment":"Lasttest geaendert","Billable":true}',
+  });
   const stopwatch: LoadRequest[] = [
     { path: `${ROOT}/StartStopWatch?ProjectID=${account.projectId}&Comment='Lasttest'&$format=json` },
     { path: `${ROOT}/HaltStopWatch?$format=json` },
@@ -144,6 +150,18 @@ function scenarios(account: SeededAccount): Scenario[] {
       requests: [post],
       check: async (origin) => void await expectOk(origin, post, 201),
       cap: 400,
+    },
+    {
+      // An edit of a booked entry as a client makes it: a few fields, no If-Match, over many entries.
+      name: `MERGE a time entry (${account.entryIds.length} ids rotated), JSON`,
+      requests: account.entryIds.map((id) => merge(id)),
+      spread: true,
+      check: async (origin) => {
+        const id = account.entryIds[0] as number;
+        await expectOk(origin, merge(id), 204);
+        const body = JSON.parse(await expectOk(origin, { path: `${ROOT}/TimeEntries(${id})?$format=json`, headers: admin })) as { d: { Comment: string } };
+        if (body.d.Comment !== 'Lasttest geaendert') fail(`MERGE of TimeEntries(${id}) did not change Comment: ${body.d.Comment}`);
+      },
     },
     {
       name: `StartStopWatch + HaltStopWatch (${userHeaders.length} users, one per connection)`,
