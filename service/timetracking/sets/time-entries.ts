@@ -110,11 +110,12 @@ interface TaskFacts {
 async function checkEntry(ctx: WriteContext, entry: EntryState, current: EntryState | undefined): Promise<TaskFacts | undefined> {
   const { caller } = ctx;
   const changed = (column: keyof EntryState) => current === undefined || entry[column] !== current[column];
+  // The caller is a user of the account (the API key said so): only another user is looked up.
   if (!caller.isAdmin) {
     if (entry.user_id !== caller.userId) throw new ForbiddenError(entryMessages.otherUser(), LANG);
     if (changed('locked') && (current !== undefined || entry.locked === 1)) throw new ForbiddenError(entryMessages.lockByAdminsOnly(), LANG);
     closedPeriod(caller, entry.start_time);
-  } else if (changed('user_id') && !(await existingIds(ctx, users.table, [entry.user_id])).has(entry.user_id)) {
+  } else if (changed('user_id') && entry.user_id !== caller.userId && !(await existingIds(ctx, users.table, [entry.user_id])).has(entry.user_id)) {
     throw invalid(messages.unknownReference(noun, 'UserID', entry.user_id, users.noun), 'UserID');
   }
   if (entry.type_id !== 1 && entry.type_id !== 2) throw invalid(entryMessages.unknownTypeId(), 'TypeID');
