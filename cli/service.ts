@@ -34,6 +34,7 @@ ${DB_HELP}
                       how long a checked API key is trusted before it is checked again; a
                       revoked key stops working at most this much later (default ${DEFAULT_SERVICE_CONFIG.authCacheTtlMs}; 0 = every request)
   --trust-proxy       believe X-Forwarded-Proto/-Host (behind a proxy)
+  --require-if-match  updates and deletes must send If-Match with the entity's ETag (or *); without it they get 428
   --admin-port <n>    serve /metrics (and /healthz, /readyz) on this port of --admin-host;
                       the public port never serves /metrics
   --admin-host <addr> address of the admin port (default ${DEFAULT_SERVICE_CONFIG.adminHost})
@@ -84,6 +85,7 @@ export function serviceCommandLine(args: readonly string[], env: NodeJS.ProcessE
       'api-key-header': { type: 'string', multiple: true },
       'auth-cache-ttl': { type: 'string' },
       'trust-proxy': { type: 'boolean', default: false },
+      'require-if-match': { type: 'boolean', default: false },
       'admin-port': { type: 'string' },
       'admin-host': { type: 'string' },
       workers: { type: 'string' },
@@ -115,6 +117,7 @@ export function serviceCommandLine(args: readonly string[], env: NodeJS.ProcessE
     apiKeyHeaderAliases: values['api-key-header'] ?? [],
     authCacheTtlMs: integerOption('auth-cache-ttl', values['auth-cache-ttl'], DEFAULT_SERVICE_CONFIG.authCacheTtlMs, 0, 3_600_000),
     trustProxy: values['trust-proxy'],
+    requireIfMatch: values['require-if-match'],
     logLevel,
     adminPort: values['admin-port'] === undefined ? undefined : integerOption('admin-port', values['admin-port'], 0, 0, 65535),
     adminHost: values['admin-host'] ?? DEFAULT_SERVICE_CONFIG.adminHost,

@@ -178,7 +178,8 @@ export class UpstreamError extends GatewayError {
     /** What was refused, where the gateway knows: the item of a bulk create (`/19`). */
     fieldErrors?: readonly FieldError[],
   ) {
-    super(status, status >= 500 ? 'upstream-failure' : 'upstream-refusal', title, detail, fieldErrors);
+    // A 412 is the same problem whichever side compared the ETags (entity-replies.ts).
+    super(status, status === 412 ? 'precondition-failed' : status >= 500 ? 'upstream-failure' : 'upstream-refusal', title, detail, fieldErrors);
   }
 }
 

@@ -246,6 +246,20 @@ export const model: Model = {
             'sap:sortable': 'true',
           },
         },
+        {
+          name: 'Version',
+          restName: 'version',
+          type: 'Edm.Int32',
+          nullable: false,
+          concurrencyMode: 'Fixed',
+          capabilities: { creatable: false, updatable: false, filterable: true, sortable: true },
+          annotations: {
+            'sap:creatable': 'false',
+            'sap:updatable': 'false',
+            'sap:filterable': 'true',
+            'sap:sortable': 'true',
+          },
+        },
       ],
       navigationProperties: [
         {
@@ -442,6 +456,20 @@ export const model: Model = {
             'sap:sortable': 'true',
           },
         },
+        {
+          name: 'Version',
+          restName: 'version',
+          type: 'Edm.Int32',
+          nullable: false,
+          concurrencyMode: 'Fixed',
+          capabilities: { creatable: false, updatable: false, filterable: true, sortable: true },
+          annotations: {
+            'sap:creatable': 'false',
+            'sap:updatable': 'false',
+            'sap:filterable': 'true',
+            'sap:sortable': 'true',
+          },
+        },
       ],
       navigationProperties: [
         {
@@ -621,6 +649,20 @@ export const model: Model = {
           restName: 'lastChangeAuthor',
           type: 'Edm.Int32',
           nullable: false,
+          capabilities: { creatable: false, updatable: false, filterable: true, sortable: true },
+          annotations: {
+            'sap:creatable': 'false',
+            'sap:updatable': 'false',
+            'sap:filterable': 'true',
+            'sap:sortable': 'true',
+          },
+        },
+        {
+          name: 'Version',
+          restName: 'version',
+          type: 'Edm.Int32',
+          nullable: false,
+          concurrencyMode: 'Fixed',
           capabilities: { creatable: false, updatable: false, filterable: true, sortable: true },
           annotations: {
             'sap:creatable': 'false',
@@ -947,6 +989,20 @@ export const model: Model = {
           restName: 'lastChangeAuthor',
           type: 'Edm.Int32',
           nullable: false,
+          capabilities: { creatable: false, updatable: false, filterable: true, sortable: true },
+          annotations: {
+            'sap:creatable': 'false',
+            'sap:updatable': 'false',
+            'sap:filterable': 'true',
+            'sap:sortable': 'true',
+          },
+        },
+        {
+          name: 'Version',
+          restName: 'version',
+          type: 'Edm.Int32',
+          nullable: false,
+          concurrencyMode: 'Fixed',
           capabilities: { creatable: false, updatable: false, filterable: true, sortable: true },
           annotations: {
             'sap:creatable': 'false',

@@ -273,6 +273,8 @@ export interface Client {
   lastChangeTime: string;
   /** Set by the service; read-only. */
   lastChangeAuthor: number;
+  /** Set by the service; read-only. Used for optimistic concurrency (ETag). */
+  version: number;
   /** The related Project items, present only when expanded (`expand=projects`). */
   projects?: Project[];
 }
@@ -335,6 +337,8 @@ export interface ClientSelection {
   lastChangeTime?: string;
   /** Set by the service; read-only. */
   lastChangeAuthor?: number;
+  /** Set by the service; read-only. Used for optimistic concurrency (ETag). */
+  version?: number;
   /** The related Project items, present only when expanded (`expand=projects`). */
   projects?: ProjectSelection[];
 }
@@ -392,11 +396,13 @@ export interface ClientsListQuery {
   lastChangeTime?: string;
   /** Only items whose `lastChangeAuthor` equals this value. */
   lastChangeAuthor?: number;
+  /** Only items whose `version` equals this value. */
+  version?: number;
   /** OData V2 `$filter` expression over the REST (camelCase) property names, e.g. `id gt 10`. */
   filter?: string;
-  /** Sort order: comma-separated sortable properties, each optionally followed by `asc` or `desc` (`id`, `name`, `active`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`). */
+  /** Sort order: comma-separated sortable properties, each optionally followed by `asc` or `desc` (`id`, `name`, `active`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`, `version`). */
   orderBy?: string;
-  /** Properties to return, comma-separated (`id`, `name`, `comment`, `active`, `assignedToCurrentUser`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`, `projects`). */
+  /** Properties to return, comma-separated (`id`, `name`, `comment`, `active`, `assignedToCurrentUser`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`, `version`, `projects`). */
   select?: string;
   /** Related entities to embed, comma-separated, nested with `/` (`projects`). */
   expand?: string;
@@ -469,6 +475,8 @@ export interface Project {
   lastChangeTime: string;
   /** Set by the service; read-only. */
   lastChangeAuthor: number;
+  /** Set by the service; read-only. Used for optimistic concurrency (ETag). */
+  version: number;
   /** The related Client (or null), present only when expanded (`expand=client`). */
   client?: Client | null;
   /** The related TimeEntry items, present only when expanded (`expand=timeEntries`). */
@@ -549,6 +557,8 @@ export interface ProjectSelection {
   lastChangeTime?: string;
   /** Set by the service; read-only. */
   lastChangeAuthor?: number;
+  /** Set by the service; read-only. Used for optimistic concurrency (ETag). */
+  version?: number;
   /** The related Client (or null), present only when expanded (`expand=client`). */
   client?: ClientSelection | null;
   /** The related TimeEntry items, present only when expanded (`expand=timeEntries`). */
@@ -622,11 +632,13 @@ export interface ProjectsListQuery {
   lastChangeTime?: string;
   /** Only items whose `lastChangeAuthor` equals this value. */
   lastChangeAuthor?: number;
+  /** Only items whose `version` equals this value. */
+  version?: number;
   /** OData V2 `$filter` expression over the REST (camelCase) property names, e.g. `id gt 10`. */
   filter?: string;
-  /** Sort order: comma-separated sortable properties, each optionally followed by `asc` or `desc` (`id`, `name`, `active`, `timeBudget`, `clientId`, `hourlyRate`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`). */
+  /** Sort order: comma-separated sortable properties, each optionally followed by `asc` or `desc` (`id`, `name`, `active`, `timeBudget`, `clientId`, `hourlyRate`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`, `version`). */
   orderBy?: string;
-  /** Properties to return, comma-separated (`id`, `name`, `active`, `comment`, `timeBudget`, `clientId`, `hourlyRate`, `assignedToCurrentUser`, `assignedUsers`, `assignedTasks`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`, `client`, `timeEntries`). */
+  /** Properties to return, comma-separated (`id`, `name`, `active`, `comment`, `timeBudget`, `clientId`, `hourlyRate`, `assignedToCurrentUser`, `assignedUsers`, `assignedTasks`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`, `version`, `client`, `timeEntries`). */
   select?: string;
   /** Related entities to embed, comma-separated, nested with `/` (`client`, `timeEntries`). */
   expand?: string;
@@ -686,6 +698,8 @@ export interface Task {
   lastChangeTime: string;
   /** Set by the service; read-only. */
   lastChangeAuthor: number;
+  /** Set by the service; read-only. Used for optimistic concurrency (ETag). */
+  version: number;
   /** The related TimeEntry items, present only when expanded (`expand=timeEntries`). */
   timeEntries?: TimeEntry[];
 }
@@ -753,6 +767,8 @@ export interface TaskSelection {
   lastChangeTime?: string;
   /** Set by the service; read-only. */
   lastChangeAuthor?: number;
+  /** Set by the service; read-only. Used for optimistic concurrency (ETag). */
+  version?: number;
   /** The related TimeEntry items, present only when expanded (`expand=timeEntries`). */
   timeEntries?: TimeEntrySelection[];
 }
@@ -814,11 +830,13 @@ export interface TasksListQuery {
   lastChangeTime?: string;
   /** Only items whose `lastChangeAuthor` equals this value. */
   lastChangeAuthor?: number;
+  /** Only items whose `version` equals this value. */
+  version?: number;
   /** OData V2 `$filter` expression over the REST (camelCase) property names, e.g. `id gt 10`. */
   filter?: string;
-  /** Sort order: comma-separated sortable properties, each optionally followed by `asc` or `desc` (`id`, `description`, `billable`, `active`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`). */
+  /** Sort order: comma-separated sortable properties, each optionally followed by `asc` or `desc` (`id`, `description`, `billable`, `active`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`, `version`). */
   orderBy?: string;
-  /** Properties to return, comma-separated (`id`, `description`, `comment`, `billable`, `active`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`, `timeEntries`). */
+  /** Properties to return, comma-separated (`id`, `description`, `comment`, `billable`, `active`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`, `version`, `timeEntries`). */
   select?: string;
   /** Related entities to embed, comma-separated, nested with `/` (`timeEntries`). */
   expand?: string;
@@ -869,11 +887,13 @@ export interface TimeEntriesListQuery {
   lastChangeTime?: string;
   /** Only items whose `lastChangeAuthor` equals this value. */
   lastChangeAuthor?: number;
+  /** Only items whose `version` equals this value. */
+  version?: number;
   /** OData V2 `$filter` expression over the REST (camelCase) property names, e.g. `id gt 10`. */
   filter?: string;
-  /** Sort order: comma-separated sortable properties, each optionally followed by `asc` or `desc` (`id`, `typeId`, `userId`, `projectId`, `taskId`, `startTime`, `endTime`, `billable`, `locked`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`). */
+  /** Sort order: comma-separated sortable properties, each optionally followed by `asc` or `desc` (`id`, `typeId`, `userId`, `projectId`, `taskId`, `startTime`, `endTime`, `billable`, `locked`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`, `version`). */
   orderBy?: string;
-  /** Properties to return, comma-separated (`id`, `typeId`, `userId`, `projectId`, `taskId`, `startTime`, `endTime`, `durationSeconds`, `durationString`, `comment`, `billable`, `locked`, `isEditable`, `revenuePerHour`, `revenueTotal`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`, `project`, `task`, `user`). */
+  /** Properties to return, comma-separated (`id`, `typeId`, `userId`, `projectId`, `taskId`, `startTime`, `endTime`, `durationSeconds`, `durationString`, `comment`, `billable`, `locked`, `isEditable`, `revenuePerHour`, `revenueTotal`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`, `version`, `project`, `task`, `user`). */
   select?: string;
   /** Related entities to embed, comma-separated, nested with `/` (`project`, `task`, `user`). */
   expand?: string;
@@ -932,6 +952,8 @@ export interface TimeEntry {
   lastChangeTime: string;
   /** Set by the service; read-only. */
   lastChangeAuthor: number;
+  /** Set by the service; read-only. Used for optimistic concurrency (ETag). */
+  version: number;
   /** The related Project (or null), present only when expanded (`expand=project`). */
   project?: Project | null;
   /** The related Task (or null), present only when expanded (`expand=task`). */
@@ -1032,6 +1054,8 @@ export interface TimeEntrySelection {
   lastChangeTime?: string;
   /** Set by the service; read-only. */
   lastChangeAuthor?: number;
+  /** Set by the service; read-only. Used for optimistic concurrency (ETag). */
+  version?: number;
   /** The related Project (or null), present only when expanded (`expand=project`). */
   project?: ProjectSelection | null;
   /** The related Task (or null), present only when expanded (`expand=task`). */

@@ -2684,11 +2684,11 @@ const bodyValidators = (function(exports, require) {
   validate58.evaluated = { "props": { "totalClients": true, "changedClients": true, "totalProjects": true, "changedProjects": true, "totalTasks": true, "changedTasks": true, "totalUsers": true, "changedUsers": true, "totalTimeEntries": true, "changedTimeEntries": true, "deletedTimeEntryIds": true, "currentServerTime": true }, "dynamicProps": false, "dynamicItems": false };
 
   exports.Client = validate59;
-  const schema24 = { "$id": "Client", "type": "object", "description": "Client, as the REST face returns it.", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "name": { "type": "string", "maxLength": 50, "description": "At most 50 characters." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "active": { "type": "boolean", "description": "Default when omitted on create: false." }, "assignedToCurrentUser": { "type": "boolean", "description": "Set by the service; read-only.", "readOnly": true }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "projects": { "type": "array", "items": { "$ref": "Project" }, "description": "The related Project items, present only when expanded (`expand=projects`)." } }, "required": ["id", "name", "comment", "active", "assignedToCurrentUser", "custom1", "custom2", "custom3", "custom4", "custom5", "lastChangeTime", "lastChangeAuthor"] };
-  const schema25 = { "$id": "Project", "type": "object", "description": "Project, as the REST face returns it.", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "name": { "type": "string", "maxLength": 50, "description": "At most 50 characters." }, "active": { "type": "boolean", "description": "Default when omitted on create: false." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "timeBudget": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "clientId": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "hourlyRate": { "type": ["string", "null"], "pattern": "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "description": "A decimal number as a string with at most 16 digits before and at most 2 after the decimal point." }, "assignedToCurrentUser": { "type": "boolean", "description": "Set by the service; read-only.", "readOnly": true }, "assignedUsers": { "type": ["string", "null"], "maxLength": 4000, "description": "At most 4000 characters." }, "assignedTasks": { "type": ["string", "null"], "maxLength": 4000, "description": "At most 4000 characters." }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "client": { "anyOf": [{ "$ref": "Client" }, { "type": "null" }], "description": "The related Client (or null), present only when expanded (`expand=client`)." }, "timeEntries": { "type": "array", "items": { "$ref": "TimeEntry" }, "description": "The related TimeEntry items, present only when expanded (`expand=timeEntries`)." } }, "required": ["id", "name", "active", "comment", "timeBudget", "clientId", "hourlyRate", "assignedToCurrentUser", "assignedUsers", "assignedTasks", "custom1", "custom2", "custom3", "custom4", "custom5", "lastChangeTime", "lastChangeAuthor"] };
+  const schema24 = { "$id": "Client", "type": "object", "description": "Client, as the REST face returns it.", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "name": { "type": "string", "maxLength": 50, "description": "At most 50 characters." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "active": { "type": "boolean", "description": "Default when omitted on create: false." }, "assignedToCurrentUser": { "type": "boolean", "description": "Set by the service; read-only.", "readOnly": true }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "version": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only. Used for optimistic concurrency (ETag).", "readOnly": true }, "projects": { "type": "array", "items": { "$ref": "Project" }, "description": "The related Project items, present only when expanded (`expand=projects`)." } }, "required": ["id", "name", "comment", "active", "assignedToCurrentUser", "custom1", "custom2", "custom3", "custom4", "custom5", "lastChangeTime", "lastChangeAuthor", "version"] };
+  const schema25 = { "$id": "Project", "type": "object", "description": "Project, as the REST face returns it.", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "name": { "type": "string", "maxLength": 50, "description": "At most 50 characters." }, "active": { "type": "boolean", "description": "Default when omitted on create: false." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "timeBudget": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "clientId": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "hourlyRate": { "type": ["string", "null"], "pattern": "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "description": "A decimal number as a string with at most 16 digits before and at most 2 after the decimal point." }, "assignedToCurrentUser": { "type": "boolean", "description": "Set by the service; read-only.", "readOnly": true }, "assignedUsers": { "type": ["string", "null"], "maxLength": 4000, "description": "At most 4000 characters." }, "assignedTasks": { "type": ["string", "null"], "maxLength": 4000, "description": "At most 4000 characters." }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "version": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only. Used for optimistic concurrency (ETag).", "readOnly": true }, "client": { "anyOf": [{ "$ref": "Client" }, { "type": "null" }], "description": "The related Client (or null), present only when expanded (`expand=client`)." }, "timeEntries": { "type": "array", "items": { "$ref": "TimeEntry" }, "description": "The related TimeEntry items, present only when expanded (`expand=timeEntries`)." } }, "required": ["id", "name", "active", "comment", "timeBudget", "clientId", "hourlyRate", "assignedToCurrentUser", "assignedUsers", "assignedTasks", "custom1", "custom2", "custom3", "custom4", "custom5", "lastChangeTime", "lastChangeAuthor", "version"] };
   const pattern3 = new RegExp("^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "u");
   const wrapper0 = { validate: validate59 };
-  const schema26 = { "$id": "TimeEntry", "type": "object", "description": "TimeEntry, as the REST face returns it.", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "typeId": { "$ref": "TimeEntryTypeId", "description": "Coded values: 1 = Duration, 2 = StartEnd. Default when omitted on create: 2." }, "userId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Filled in by the service when omitted on create." }, "projectId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "taskId": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "startTime": { "type": "string", "format": "date-time", "description": "Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset." }, "endTime": { "type": ["string", "null"], "format": "date-time", "description": "Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset." }, "durationSeconds": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "durationString": { "type": "string", "maxLength": 10, "description": "At most 10 characters. Set by the service; read-only.", "readOnly": true }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "billable": { "type": "boolean", "description": "Default when omitted on create: true." }, "locked": { "type": "boolean", "description": "Default when omitted on create: false." }, "isEditable": { "type": "boolean", "description": "Set by the service; read-only.", "readOnly": true }, "revenuePerHour": { "type": ["string", "null"], "pattern": "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "description": "A decimal number as a string with at most 16 digits before and at most 2 after the decimal point. Set by the service; read-only.", "readOnly": true }, "revenueTotal": { "type": ["string", "null"], "pattern": "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "description": "A decimal number as a string with at most 16 digits before and at most 2 after the decimal point. Set by the service; read-only.", "readOnly": true }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "project": { "anyOf": [{ "$ref": "Project" }, { "type": "null" }], "description": "The related Project (or null), present only when expanded (`expand=project`)." }, "task": { "anyOf": [{ "$ref": "Task" }, { "type": "null" }], "description": "The related Task (or null), present only when expanded (`expand=task`)." }, "user": { "anyOf": [{ "$ref": "User" }, { "type": "null" }], "description": "The related User (or null), present only when expanded (`expand=user`)." } }, "required": ["id", "typeId", "userId", "projectId", "taskId", "startTime", "endTime", "durationSeconds", "durationString", "comment", "billable", "locked", "isEditable", "revenuePerHour", "revenueTotal", "custom1", "custom2", "custom3", "custom4", "custom5", "lastChangeTime", "lastChangeAuthor"] };
+  const schema26 = { "$id": "TimeEntry", "type": "object", "description": "TimeEntry, as the REST face returns it.", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "typeId": { "$ref": "TimeEntryTypeId", "description": "Coded values: 1 = Duration, 2 = StartEnd. Default when omitted on create: 2." }, "userId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Filled in by the service when omitted on create." }, "projectId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "taskId": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "startTime": { "type": "string", "format": "date-time", "description": "Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset." }, "endTime": { "type": ["string", "null"], "format": "date-time", "description": "Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset." }, "durationSeconds": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "durationString": { "type": "string", "maxLength": 10, "description": "At most 10 characters. Set by the service; read-only.", "readOnly": true }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "billable": { "type": "boolean", "description": "Default when omitted on create: true." }, "locked": { "type": "boolean", "description": "Default when omitted on create: false." }, "isEditable": { "type": "boolean", "description": "Set by the service; read-only.", "readOnly": true }, "revenuePerHour": { "type": ["string", "null"], "pattern": "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "description": "A decimal number as a string with at most 16 digits before and at most 2 after the decimal point. Set by the service; read-only.", "readOnly": true }, "revenueTotal": { "type": ["string", "null"], "pattern": "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "description": "A decimal number as a string with at most 16 digits before and at most 2 after the decimal point. Set by the service; read-only.", "readOnly": true }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "version": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only. Used for optimistic concurrency (ETag).", "readOnly": true }, "project": { "anyOf": [{ "$ref": "Project" }, { "type": "null" }], "description": "The related Project (or null), present only when expanded (`expand=project`)." }, "task": { "anyOf": [{ "$ref": "Task" }, { "type": "null" }], "description": "The related Task (or null), present only when expanded (`expand=task`)." }, "user": { "anyOf": [{ "$ref": "User" }, { "type": "null" }], "description": "The related User (or null), present only when expanded (`expand=user`)." } }, "required": ["id", "typeId", "userId", "projectId", "taskId", "startTime", "endTime", "durationSeconds", "durationString", "comment", "billable", "locked", "isEditable", "revenuePerHour", "revenueTotal", "custom1", "custom2", "custom3", "custom4", "custom5", "lastChangeTime", "lastChangeAuthor", "version"] };
   const schema27 = { "$id": "TimeEntryTypeId", "type": "integer", "enum": [1, 2], "description": "Coded values of TimeEntry.TypeID: 1 = Duration, 2 = StartEnd." };
 
   function validate62(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
@@ -2727,7 +2727,7 @@ const bodyValidators = (function(exports, require) {
   }
   validate62.evaluated = { "dynamicProps": false, "dynamicItems": false };
 
-  const schema28 = { "$id": "Task", "type": "object", "description": "Task, as the REST face returns it.", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "description": { "type": "string", "maxLength": 100, "description": "At most 100 characters." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "billable": { "type": "boolean", "description": "Default when omitted on create: true." }, "active": { "type": "boolean", "description": "Default when omitted on create: true." }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "timeEntries": { "type": "array", "items": { "$ref": "TimeEntry" }, "description": "The related TimeEntry items, present only when expanded (`expand=timeEntries`)." } }, "required": ["id", "description", "comment", "billable", "active", "custom1", "custom2", "custom3", "custom4", "custom5", "lastChangeTime", "lastChangeAuthor"] };
+  const schema28 = { "$id": "Task", "type": "object", "description": "Task, as the REST face returns it.", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "description": { "type": "string", "maxLength": 100, "description": "At most 100 characters." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "billable": { "type": "boolean", "description": "Default when omitted on create: true." }, "active": { "type": "boolean", "description": "Default when omitted on create: true." }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "version": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only. Used for optimistic concurrency (ETag).", "readOnly": true }, "timeEntries": { "type": "array", "items": { "$ref": "TimeEntry" }, "description": "The related TimeEntry items, present only when expanded (`expand=timeEntries`)." } }, "required": ["id", "description", "comment", "billable", "active", "custom1", "custom2", "custom3", "custom4", "custom5", "lastChangeTime", "lastChangeAuthor", "version"] };
   const wrapper2 = { validate: validate61 };
 
   function validate64(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
@@ -2862,31 +2862,31 @@ const bodyValidators = (function(exports, require) {
         }
         errors++;
       }
+      if (data.version === undefined) {
+        const err12 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "version" } };
+        if (vErrors === null) {
+          vErrors = [err12];
+        }
+        else {
+          vErrors.push(err12);
+        }
+        errors++;
+      }
       if (data.id !== undefined) {
         let data0 = data.id;
         if (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) {
-          const err12 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "integer" } };
+          const err13 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "integer" } };
           if (vErrors === null) {
-            vErrors = [err12];
+            vErrors = [err13];
           }
           else {
-            vErrors.push(err12);
+            vErrors.push(err13);
           }
           errors++;
         }
         if ((typeof data0 == "number") && (isFinite(data0))) {
           if (data0 > 2147483647 || isNaN(data0)) {
-            const err13 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
-            if (vErrors === null) {
-              vErrors = [err13];
-            }
-            else {
-              vErrors.push(err13);
-            }
-            errors++;
-          }
-          if (data0 < -2147483648 || isNaN(data0)) {
-            const err14 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            const err14 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
             if (vErrors === null) {
               vErrors = [err14];
             }
@@ -2895,13 +2895,8 @@ const bodyValidators = (function(exports, require) {
             }
             errors++;
           }
-        }
-      }
-      if (data.description !== undefined) {
-        let data1 = data.description;
-        if (typeof data1 === "string") {
-          if (func1(data1) > 100) {
-            const err15 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/maxLength", keyword: "maxLength", params: { limit: 100 } };
+          if (data0 < -2147483648 || isNaN(data0)) {
+            const err15 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
             if (vErrors === null) {
               vErrors = [err15];
             }
@@ -2911,21 +2906,23 @@ const bodyValidators = (function(exports, require) {
             errors++;
           }
         }
-        else {
-          const err16 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" } };
-          if (vErrors === null) {
-            vErrors = [err16];
-          }
-          else {
-            vErrors.push(err16);
-          }
-          errors++;
-        }
       }
-      if (data.comment !== undefined) {
-        let data2 = data.comment;
-        if ((typeof data2 !== "string") && (data2 !== null)) {
-          const err17 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema28.properties.comment.type } };
+      if (data.description !== undefined) {
+        let data1 = data.description;
+        if (typeof data1 === "string") {
+          if (func1(data1) > 100) {
+            const err16 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/maxLength", keyword: "maxLength", params: { limit: 100 } };
+            if (vErrors === null) {
+              vErrors = [err16];
+            }
+            else {
+              vErrors.push(err16);
+            }
+            errors++;
+          }
+        }
+        else {
+          const err17 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" } };
           if (vErrors === null) {
             vErrors = [err17];
           }
@@ -2934,14 +2931,27 @@ const bodyValidators = (function(exports, require) {
           }
           errors++;
         }
+      }
+      if (data.comment !== undefined) {
+        let data2 = data.comment;
+        if ((typeof data2 !== "string") && (data2 !== null)) {
+          const err18 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema28.properties.comment.type } };
+          if (vErrors === null) {
+            vErrors = [err18];
+          }
+          else {
+            vErrors.push(err18);
+          }
+          errors++;
+        }
         if (typeof data2 === "string") {
           if (func1(data2) > 1500) {
-            const err18 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/maxLength", keyword: "maxLength", params: { limit: 1500 } };
+            const err19 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/maxLength", keyword: "maxLength", params: { limit: 1500 } };
             if (vErrors === null) {
-              vErrors = [err18];
+              vErrors = [err19];
             }
             else {
-              vErrors.push(err18);
+              vErrors.push(err19);
             }
             errors++;
           }
@@ -2949,19 +2959,7 @@ const bodyValidators = (function(exports, require) {
       }
       if (data.billable !== undefined) {
         if (typeof data.billable !== "boolean") {
-          const err19 = { instancePath: instancePath + "/billable", schemaPath: "#/properties/billable/type", keyword: "type", params: { type: "boolean" } };
-          if (vErrors === null) {
-            vErrors = [err19];
-          }
-          else {
-            vErrors.push(err19);
-          }
-          errors++;
-        }
-      }
-      if (data.active !== undefined) {
-        if (typeof data.active !== "boolean") {
-          const err20 = { instancePath: instancePath + "/active", schemaPath: "#/properties/active/type", keyword: "type", params: { type: "boolean" } };
+          const err20 = { instancePath: instancePath + "/billable", schemaPath: "#/properties/billable/type", keyword: "type", params: { type: "boolean" } };
           if (vErrors === null) {
             vErrors = [err20];
           }
@@ -2971,10 +2969,9 @@ const bodyValidators = (function(exports, require) {
           errors++;
         }
       }
-      if (data.custom1 !== undefined) {
-        let data5 = data.custom1;
-        if ((typeof data5 !== "string") && (data5 !== null)) {
-          const err21 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema28.properties.custom1.type } };
+      if (data.active !== undefined) {
+        if (typeof data.active !== "boolean") {
+          const err21 = { instancePath: instancePath + "/active", schemaPath: "#/properties/active/type", keyword: "type", params: { type: "boolean" } };
           if (vErrors === null) {
             vErrors = [err21];
           }
@@ -2983,14 +2980,27 @@ const bodyValidators = (function(exports, require) {
           }
           errors++;
         }
+      }
+      if (data.custom1 !== undefined) {
+        let data5 = data.custom1;
+        if ((typeof data5 !== "string") && (data5 !== null)) {
+          const err22 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema28.properties.custom1.type } };
+          if (vErrors === null) {
+            vErrors = [err22];
+          }
+          else {
+            vErrors.push(err22);
+          }
+          errors++;
+        }
         if (typeof data5 === "string") {
           if (func1(data5) > 50) {
-            const err22 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            const err23 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/maxLength", keyword: "maxLength", params: { limit: 50 } };
             if (vErrors === null) {
-              vErrors = [err22];
+              vErrors = [err23];
             }
             else {
-              vErrors.push(err22);
+              vErrors.push(err23);
             }
             errors++;
           }
@@ -2999,23 +3009,23 @@ const bodyValidators = (function(exports, require) {
       if (data.custom2 !== undefined) {
         let data6 = data.custom2;
         if ((typeof data6 !== "string") && (data6 !== null)) {
-          const err23 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema28.properties.custom2.type } };
+          const err24 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema28.properties.custom2.type } };
           if (vErrors === null) {
-            vErrors = [err23];
+            vErrors = [err24];
           }
           else {
-            vErrors.push(err23);
+            vErrors.push(err24);
           }
           errors++;
         }
         if (typeof data6 === "string") {
           if (func1(data6) > 50) {
-            const err24 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            const err25 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/maxLength", keyword: "maxLength", params: { limit: 50 } };
             if (vErrors === null) {
-              vErrors = [err24];
+              vErrors = [err25];
             }
             else {
-              vErrors.push(err24);
+              vErrors.push(err25);
             }
             errors++;
           }
@@ -3024,23 +3034,23 @@ const bodyValidators = (function(exports, require) {
       if (data.custom3 !== undefined) {
         let data7 = data.custom3;
         if ((typeof data7 !== "string") && (data7 !== null)) {
-          const err25 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema28.properties.custom3.type } };
+          const err26 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema28.properties.custom3.type } };
           if (vErrors === null) {
-            vErrors = [err25];
+            vErrors = [err26];
           }
           else {
-            vErrors.push(err25);
+            vErrors.push(err26);
           }
           errors++;
         }
         if (typeof data7 === "string") {
           if (func1(data7) > 50) {
-            const err26 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            const err27 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/maxLength", keyword: "maxLength", params: { limit: 50 } };
             if (vErrors === null) {
-              vErrors = [err26];
+              vErrors = [err27];
             }
             else {
-              vErrors.push(err26);
+              vErrors.push(err27);
             }
             errors++;
           }
@@ -3049,23 +3059,23 @@ const bodyValidators = (function(exports, require) {
       if (data.custom4 !== undefined) {
         let data8 = data.custom4;
         if ((typeof data8 !== "string") && (data8 !== null)) {
-          const err27 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema28.properties.custom4.type } };
+          const err28 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema28.properties.custom4.type } };
           if (vErrors === null) {
-            vErrors = [err27];
+            vErrors = [err28];
           }
           else {
-            vErrors.push(err27);
+            vErrors.push(err28);
           }
           errors++;
         }
         if (typeof data8 === "string") {
           if (func1(data8) > 50) {
-            const err28 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            const err29 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/maxLength", keyword: "maxLength", params: { limit: 50 } };
             if (vErrors === null) {
-              vErrors = [err28];
+              vErrors = [err29];
             }
             else {
-              vErrors.push(err28);
+              vErrors.push(err29);
             }
             errors++;
           }
@@ -3074,33 +3084,18 @@ const bodyValidators = (function(exports, require) {
       if (data.custom5 !== undefined) {
         let data9 = data.custom5;
         if ((typeof data9 !== "string") && (data9 !== null)) {
-          const err29 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema28.properties.custom5.type } };
+          const err30 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema28.properties.custom5.type } };
           if (vErrors === null) {
-            vErrors = [err29];
+            vErrors = [err30];
           }
           else {
-            vErrors.push(err29);
+            vErrors.push(err30);
           }
           errors++;
         }
         if (typeof data9 === "string") {
           if (func1(data9) > 50) {
-            const err30 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/maxLength", keyword: "maxLength", params: { limit: 50 } };
-            if (vErrors === null) {
-              vErrors = [err30];
-            }
-            else {
-              vErrors.push(err30);
-            }
-            errors++;
-          }
-        }
-      }
-      if (data.lastChangeTime !== undefined) {
-        let data10 = data.lastChangeTime;
-        if (typeof data10 === "string") {
-          if (!(formats0.validate(data10))) {
-            const err31 = { instancePath: instancePath + "/lastChangeTime", schemaPath: "#/properties/lastChangeTime/format", keyword: "format", params: { format: "date-time" } };
+            const err31 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/maxLength", keyword: "maxLength", params: { limit: 50 } };
             if (vErrors === null) {
               vErrors = [err31];
             }
@@ -3110,21 +3105,23 @@ const bodyValidators = (function(exports, require) {
             errors++;
           }
         }
-        else {
-          const err32 = { instancePath: instancePath + "/lastChangeTime", schemaPath: "#/properties/lastChangeTime/type", keyword: "type", params: { type: "string" } };
-          if (vErrors === null) {
-            vErrors = [err32];
-          }
-          else {
-            vErrors.push(err32);
-          }
-          errors++;
-        }
       }
-      if (data.lastChangeAuthor !== undefined) {
-        let data11 = data.lastChangeAuthor;
-        if (!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))) {
-          const err33 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/type", keyword: "type", params: { type: "integer" } };
+      if (data.lastChangeTime !== undefined) {
+        let data10 = data.lastChangeTime;
+        if (typeof data10 === "string") {
+          if (!(formats0.validate(data10))) {
+            const err32 = { instancePath: instancePath + "/lastChangeTime", schemaPath: "#/properties/lastChangeTime/format", keyword: "format", params: { format: "date-time" } };
+            if (vErrors === null) {
+              vErrors = [err32];
+            }
+            else {
+              vErrors.push(err32);
+            }
+            errors++;
+          }
+        }
+        else {
+          const err33 = { instancePath: instancePath + "/lastChangeTime", schemaPath: "#/properties/lastChangeTime/type", keyword: "type", params: { type: "string" } };
           if (vErrors === null) {
             vErrors = [err33];
           }
@@ -3133,19 +3130,22 @@ const bodyValidators = (function(exports, require) {
           }
           errors++;
         }
+      }
+      if (data.lastChangeAuthor !== undefined) {
+        let data11 = data.lastChangeAuthor;
+        if (!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))) {
+          const err34 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/type", keyword: "type", params: { type: "integer" } };
+          if (vErrors === null) {
+            vErrors = [err34];
+          }
+          else {
+            vErrors.push(err34);
+          }
+          errors++;
+        }
         if ((typeof data11 == "number") && (isFinite(data11))) {
           if (data11 > 2147483647 || isNaN(data11)) {
-            const err34 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
-            if (vErrors === null) {
-              vErrors = [err34];
-            }
-            else {
-              vErrors.push(err34);
-            }
-            errors++;
-          }
-          if (data11 < -2147483648 || isNaN(data11)) {
-            const err35 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            const err35 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
             if (vErrors === null) {
               vErrors = [err35];
             }
@@ -3154,45 +3154,90 @@ const bodyValidators = (function(exports, require) {
             }
             errors++;
           }
+          if (data11 < -2147483648 || isNaN(data11)) {
+            const err36 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err36];
+            }
+            else {
+              vErrors.push(err36);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.version !== undefined) {
+        let data12 = data.version;
+        if (!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))) {
+          const err37 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/type", keyword: "type", params: { type: "integer" } };
+          if (vErrors === null) {
+            vErrors = [err37];
+          }
+          else {
+            vErrors.push(err37);
+          }
+          errors++;
+        }
+        if ((typeof data12 == "number") && (isFinite(data12))) {
+          if (data12 > 2147483647 || isNaN(data12)) {
+            const err38 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
+            if (vErrors === null) {
+              vErrors = [err38];
+            }
+            else {
+              vErrors.push(err38);
+            }
+            errors++;
+          }
+          if (data12 < -2147483648 || isNaN(data12)) {
+            const err39 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err39];
+            }
+            else {
+              vErrors.push(err39);
+            }
+            errors++;
+          }
         }
       }
       if (data.timeEntries !== undefined) {
-        let data12 = data.timeEntries;
-        if (Array.isArray(data12)) {
-          const len0 = data12.length;
+        let data13 = data.timeEntries;
+        if (Array.isArray(data13)) {
+          const len0 = data13.length;
           for (let i0 = 0; i0 < len0; i0++) {
-            if (!(wrapper2.validate(data12[i0], { instancePath: instancePath + "/timeEntries/" + i0, parentData: data12, parentDataProperty: i0, rootData, dynamicAnchors }))) {
+            if (!(wrapper2.validate(data13[i0], { instancePath: instancePath + "/timeEntries/" + i0, parentData: data13, parentDataProperty: i0, rootData, dynamicAnchors }))) {
               vErrors = vErrors === null ? wrapper2.validate.errors : vErrors.concat(wrapper2.validate.errors);
               errors = vErrors.length;
             }
           }
         }
         else {
-          const err36 = { instancePath: instancePath + "/timeEntries", schemaPath: "#/properties/timeEntries/type", keyword: "type", params: { type: "array" } };
+          const err40 = { instancePath: instancePath + "/timeEntries", schemaPath: "#/properties/timeEntries/type", keyword: "type", params: { type: "array" } };
           if (vErrors === null) {
-            vErrors = [err36];
+            vErrors = [err40];
           }
           else {
-            vErrors.push(err36);
+            vErrors.push(err40);
           }
           errors++;
         }
       }
     }
     else {
-      const err37 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+      const err41 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
       if (vErrors === null) {
-        vErrors = [err37];
+        vErrors = [err41];
       }
       else {
-        vErrors.push(err37);
+        vErrors.push(err41);
       }
       errors++;
     }
     validate64.errors = vErrors;
     return errors === 0;
   }
-  validate64.evaluated = { "props": { "id": true, "description": true, "comment": true, "billable": true, "active": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "timeEntries": true }, "dynamicProps": false, "dynamicItems": false };
+  validate64.evaluated = { "props": { "id": true, "description": true, "comment": true, "billable": true, "active": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "version": true, "timeEntries": true }, "dynamicProps": false, "dynamicItems": false };
 
   const schema29 = { "$id": "User", "type": "object", "description": "User, as the REST face returns it.", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "title": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "firstName": { "type": "string", "maxLength": 80, "description": "At most 80 characters. Set by the service; read-only.", "readOnly": true }, "lastName": { "type": "string", "maxLength": 80, "description": "At most 80 characters. Set by the service; read-only.", "readOnly": true }, "email": { "type": "string", "maxLength": 80, "description": "At most 80 characters. Set by the service; read-only.", "readOnly": true }, "language": { "type": "string", "maxLength": 2, "description": "At most 2 characters. Set by the service; read-only.", "readOnly": true }, "accessRights": { "$ref": "UserAccessRights", "description": "Coded values: 10 = StandardUser, 20 = Administrator. Set by the service; read-only.", "readOnly": true }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters. Set by the service; read-only.", "readOnly": true }, "active": { "type": "boolean", "description": "Set by the service; read-only.", "readOnly": true }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "timeEntries": { "type": "array", "items": { "$ref": "TimeEntry" }, "description": "The related TimeEntry items, present only when expanded (`expand=timeEntries`)." } }, "required": ["id", "title", "firstName", "lastName", "email", "language", "accessRights", "comment", "active", "custom1", "custom2", "custom3", "custom4", "custom5", "lastChangeTime", "lastChangeAuthor"] };
   const schema30 = { "$id": "UserAccessRights", "type": "integer", "enum": [10, 20], "description": "Coded values of User.AccessRights: 10 = StandardUser, 20 = Administrator." };
@@ -4066,36 +4111,46 @@ const bodyValidators = (function(exports, require) {
         }
         errors++;
       }
+      if (data.version === undefined) {
+        const err22 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "version" } };
+        if (vErrors === null) {
+          vErrors = [err22];
+        }
+        else {
+          vErrors.push(err22);
+        }
+        errors++;
+      }
       if (data.id !== undefined) {
         let data0 = data.id;
         if (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) {
-          const err22 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "integer" } };
+          const err23 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "integer" } };
           if (vErrors === null) {
-            vErrors = [err22];
+            vErrors = [err23];
           }
           else {
-            vErrors.push(err22);
+            vErrors.push(err23);
           }
           errors++;
         }
         if ((typeof data0 == "number") && (isFinite(data0))) {
           if (data0 > 2147483647 || isNaN(data0)) {
-            const err23 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
-            if (vErrors === null) {
-              vErrors = [err23];
-            }
-            else {
-              vErrors.push(err23);
-            }
-            errors++;
-          }
-          if (data0 < -2147483648 || isNaN(data0)) {
-            const err24 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            const err24 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
             if (vErrors === null) {
               vErrors = [err24];
             }
             else {
               vErrors.push(err24);
+            }
+            errors++;
+          }
+          if (data0 < -2147483648 || isNaN(data0)) {
+            const err25 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err25];
+            }
+            else {
+              vErrors.push(err25);
             }
             errors++;
           }
@@ -4110,28 +4165,18 @@ const bodyValidators = (function(exports, require) {
       if (data.userId !== undefined) {
         let data2 = data.userId;
         if (!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))) {
-          const err25 = { instancePath: instancePath + "/userId", schemaPath: "#/properties/userId/type", keyword: "type", params: { type: "integer" } };
+          const err26 = { instancePath: instancePath + "/userId", schemaPath: "#/properties/userId/type", keyword: "type", params: { type: "integer" } };
           if (vErrors === null) {
-            vErrors = [err25];
+            vErrors = [err26];
           }
           else {
-            vErrors.push(err25);
+            vErrors.push(err26);
           }
           errors++;
         }
         if ((typeof data2 == "number") && (isFinite(data2))) {
           if (data2 > 2147483647 || isNaN(data2)) {
-            const err26 = { instancePath: instancePath + "/userId", schemaPath: "#/properties/userId/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
-            if (vErrors === null) {
-              vErrors = [err26];
-            }
-            else {
-              vErrors.push(err26);
-            }
-            errors++;
-          }
-          if (data2 < -2147483648 || isNaN(data2)) {
-            const err27 = { instancePath: instancePath + "/userId", schemaPath: "#/properties/userId/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            const err27 = { instancePath: instancePath + "/userId", schemaPath: "#/properties/userId/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
             if (vErrors === null) {
               vErrors = [err27];
             }
@@ -4140,33 +4185,33 @@ const bodyValidators = (function(exports, require) {
             }
             errors++;
           }
+          if (data2 < -2147483648 || isNaN(data2)) {
+            const err28 = { instancePath: instancePath + "/userId", schemaPath: "#/properties/userId/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err28];
+            }
+            else {
+              vErrors.push(err28);
+            }
+            errors++;
+          }
         }
       }
       if (data.projectId !== undefined) {
         let data3 = data.projectId;
         if (!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) {
-          const err28 = { instancePath: instancePath + "/projectId", schemaPath: "#/properties/projectId/type", keyword: "type", params: { type: "integer" } };
+          const err29 = { instancePath: instancePath + "/projectId", schemaPath: "#/properties/projectId/type", keyword: "type", params: { type: "integer" } };
           if (vErrors === null) {
-            vErrors = [err28];
+            vErrors = [err29];
           }
           else {
-            vErrors.push(err28);
+            vErrors.push(err29);
           }
           errors++;
         }
         if ((typeof data3 == "number") && (isFinite(data3))) {
           if (data3 > 2147483647 || isNaN(data3)) {
-            const err29 = { instancePath: instancePath + "/projectId", schemaPath: "#/properties/projectId/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
-            if (vErrors === null) {
-              vErrors = [err29];
-            }
-            else {
-              vErrors.push(err29);
-            }
-            errors++;
-          }
-          if (data3 < -2147483648 || isNaN(data3)) {
-            const err30 = { instancePath: instancePath + "/projectId", schemaPath: "#/properties/projectId/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            const err30 = { instancePath: instancePath + "/projectId", schemaPath: "#/properties/projectId/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
             if (vErrors === null) {
               vErrors = [err30];
             }
@@ -4175,33 +4220,33 @@ const bodyValidators = (function(exports, require) {
             }
             errors++;
           }
+          if (data3 < -2147483648 || isNaN(data3)) {
+            const err31 = { instancePath: instancePath + "/projectId", schemaPath: "#/properties/projectId/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err31];
+            }
+            else {
+              vErrors.push(err31);
+            }
+            errors++;
+          }
         }
       }
       if (data.taskId !== undefined) {
         let data4 = data.taskId;
         if ((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)) {
-          const err31 = { instancePath: instancePath + "/taskId", schemaPath: "#/properties/taskId/type", keyword: "type", params: { type: schema26.properties.taskId.type } };
+          const err32 = { instancePath: instancePath + "/taskId", schemaPath: "#/properties/taskId/type", keyword: "type", params: { type: schema26.properties.taskId.type } };
           if (vErrors === null) {
-            vErrors = [err31];
+            vErrors = [err32];
           }
           else {
-            vErrors.push(err31);
+            vErrors.push(err32);
           }
           errors++;
         }
         if ((typeof data4 == "number") && (isFinite(data4))) {
           if (data4 > 2147483647 || isNaN(data4)) {
-            const err32 = { instancePath: instancePath + "/taskId", schemaPath: "#/properties/taskId/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
-            if (vErrors === null) {
-              vErrors = [err32];
-            }
-            else {
-              vErrors.push(err32);
-            }
-            errors++;
-          }
-          if (data4 < -2147483648 || isNaN(data4)) {
-            const err33 = { instancePath: instancePath + "/taskId", schemaPath: "#/properties/taskId/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            const err33 = { instancePath: instancePath + "/taskId", schemaPath: "#/properties/taskId/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
             if (vErrors === null) {
               vErrors = [err33];
             }
@@ -4210,13 +4255,8 @@ const bodyValidators = (function(exports, require) {
             }
             errors++;
           }
-        }
-      }
-      if (data.startTime !== undefined) {
-        let data5 = data.startTime;
-        if (typeof data5 === "string") {
-          if (!(formats0.validate(data5))) {
-            const err34 = { instancePath: instancePath + "/startTime", schemaPath: "#/properties/startTime/format", keyword: "format", params: { format: "date-time" } };
+          if (data4 < -2147483648 || isNaN(data4)) {
+            const err34 = { instancePath: instancePath + "/taskId", schemaPath: "#/properties/taskId/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
             if (vErrors === null) {
               vErrors = [err34];
             }
@@ -4226,21 +4266,23 @@ const bodyValidators = (function(exports, require) {
             errors++;
           }
         }
-        else {
-          const err35 = { instancePath: instancePath + "/startTime", schemaPath: "#/properties/startTime/type", keyword: "type", params: { type: "string" } };
-          if (vErrors === null) {
-            vErrors = [err35];
-          }
-          else {
-            vErrors.push(err35);
-          }
-          errors++;
-        }
       }
-      if (data.endTime !== undefined) {
-        let data6 = data.endTime;
-        if ((typeof data6 !== "string") && (data6 !== null)) {
-          const err36 = { instancePath: instancePath + "/endTime", schemaPath: "#/properties/endTime/type", keyword: "type", params: { type: schema26.properties.endTime.type } };
+      if (data.startTime !== undefined) {
+        let data5 = data.startTime;
+        if (typeof data5 === "string") {
+          if (!(formats0.validate(data5))) {
+            const err35 = { instancePath: instancePath + "/startTime", schemaPath: "#/properties/startTime/format", keyword: "format", params: { format: "date-time" } };
+            if (vErrors === null) {
+              vErrors = [err35];
+            }
+            else {
+              vErrors.push(err35);
+            }
+            errors++;
+          }
+        }
+        else {
+          const err36 = { instancePath: instancePath + "/startTime", schemaPath: "#/properties/startTime/type", keyword: "type", params: { type: "string" } };
           if (vErrors === null) {
             vErrors = [err36];
           }
@@ -4249,14 +4291,27 @@ const bodyValidators = (function(exports, require) {
           }
           errors++;
         }
+      }
+      if (data.endTime !== undefined) {
+        let data6 = data.endTime;
+        if ((typeof data6 !== "string") && (data6 !== null)) {
+          const err37 = { instancePath: instancePath + "/endTime", schemaPath: "#/properties/endTime/type", keyword: "type", params: { type: schema26.properties.endTime.type } };
+          if (vErrors === null) {
+            vErrors = [err37];
+          }
+          else {
+            vErrors.push(err37);
+          }
+          errors++;
+        }
         if (typeof data6 === "string") {
           if (!(formats0.validate(data6))) {
-            const err37 = { instancePath: instancePath + "/endTime", schemaPath: "#/properties/endTime/format", keyword: "format", params: { format: "date-time" } };
+            const err38 = { instancePath: instancePath + "/endTime", schemaPath: "#/properties/endTime/format", keyword: "format", params: { format: "date-time" } };
             if (vErrors === null) {
-              vErrors = [err37];
+              vErrors = [err38];
             }
             else {
-              vErrors.push(err37);
+              vErrors.push(err38);
             }
             errors++;
           }
@@ -4265,28 +4320,18 @@ const bodyValidators = (function(exports, require) {
       if (data.durationSeconds !== undefined) {
         let data7 = data.durationSeconds;
         if (!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) {
-          const err38 = { instancePath: instancePath + "/durationSeconds", schemaPath: "#/properties/durationSeconds/type", keyword: "type", params: { type: "integer" } };
+          const err39 = { instancePath: instancePath + "/durationSeconds", schemaPath: "#/properties/durationSeconds/type", keyword: "type", params: { type: "integer" } };
           if (vErrors === null) {
-            vErrors = [err38];
+            vErrors = [err39];
           }
           else {
-            vErrors.push(err38);
+            vErrors.push(err39);
           }
           errors++;
         }
         if ((typeof data7 == "number") && (isFinite(data7))) {
           if (data7 > 2147483647 || isNaN(data7)) {
-            const err39 = { instancePath: instancePath + "/durationSeconds", schemaPath: "#/properties/durationSeconds/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
-            if (vErrors === null) {
-              vErrors = [err39];
-            }
-            else {
-              vErrors.push(err39);
-            }
-            errors++;
-          }
-          if (data7 < -2147483648 || isNaN(data7)) {
-            const err40 = { instancePath: instancePath + "/durationSeconds", schemaPath: "#/properties/durationSeconds/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            const err40 = { instancePath: instancePath + "/durationSeconds", schemaPath: "#/properties/durationSeconds/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
             if (vErrors === null) {
               vErrors = [err40];
             }
@@ -4295,13 +4340,8 @@ const bodyValidators = (function(exports, require) {
             }
             errors++;
           }
-        }
-      }
-      if (data.durationString !== undefined) {
-        let data8 = data.durationString;
-        if (typeof data8 === "string") {
-          if (func1(data8) > 10) {
-            const err41 = { instancePath: instancePath + "/durationString", schemaPath: "#/properties/durationString/maxLength", keyword: "maxLength", params: { limit: 10 } };
+          if (data7 < -2147483648 || isNaN(data7)) {
+            const err41 = { instancePath: instancePath + "/durationSeconds", schemaPath: "#/properties/durationSeconds/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
             if (vErrors === null) {
               vErrors = [err41];
             }
@@ -4311,21 +4351,23 @@ const bodyValidators = (function(exports, require) {
             errors++;
           }
         }
-        else {
-          const err42 = { instancePath: instancePath + "/durationString", schemaPath: "#/properties/durationString/type", keyword: "type", params: { type: "string" } };
-          if (vErrors === null) {
-            vErrors = [err42];
-          }
-          else {
-            vErrors.push(err42);
-          }
-          errors++;
-        }
       }
-      if (data.comment !== undefined) {
-        let data9 = data.comment;
-        if ((typeof data9 !== "string") && (data9 !== null)) {
-          const err43 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema26.properties.comment.type } };
+      if (data.durationString !== undefined) {
+        let data8 = data.durationString;
+        if (typeof data8 === "string") {
+          if (func1(data8) > 10) {
+            const err42 = { instancePath: instancePath + "/durationString", schemaPath: "#/properties/durationString/maxLength", keyword: "maxLength", params: { limit: 10 } };
+            if (vErrors === null) {
+              vErrors = [err42];
+            }
+            else {
+              vErrors.push(err42);
+            }
+            errors++;
+          }
+        }
+        else {
+          const err43 = { instancePath: instancePath + "/durationString", schemaPath: "#/properties/durationString/type", keyword: "type", params: { type: "string" } };
           if (vErrors === null) {
             vErrors = [err43];
           }
@@ -4334,14 +4376,27 @@ const bodyValidators = (function(exports, require) {
           }
           errors++;
         }
+      }
+      if (data.comment !== undefined) {
+        let data9 = data.comment;
+        if ((typeof data9 !== "string") && (data9 !== null)) {
+          const err44 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema26.properties.comment.type } };
+          if (vErrors === null) {
+            vErrors = [err44];
+          }
+          else {
+            vErrors.push(err44);
+          }
+          errors++;
+        }
         if (typeof data9 === "string") {
           if (func1(data9) > 1500) {
-            const err44 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/maxLength", keyword: "maxLength", params: { limit: 1500 } };
+            const err45 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/maxLength", keyword: "maxLength", params: { limit: 1500 } };
             if (vErrors === null) {
-              vErrors = [err44];
+              vErrors = [err45];
             }
             else {
-              vErrors.push(err44);
+              vErrors.push(err45);
             }
             errors++;
           }
@@ -4349,19 +4404,7 @@ const bodyValidators = (function(exports, require) {
       }
       if (data.billable !== undefined) {
         if (typeof data.billable !== "boolean") {
-          const err45 = { instancePath: instancePath + "/billable", schemaPath: "#/properties/billable/type", keyword: "type", params: { type: "boolean" } };
-          if (vErrors === null) {
-            vErrors = [err45];
-          }
-          else {
-            vErrors.push(err45);
-          }
-          errors++;
-        }
-      }
-      if (data.locked !== undefined) {
-        if (typeof data.locked !== "boolean") {
-          const err46 = { instancePath: instancePath + "/locked", schemaPath: "#/properties/locked/type", keyword: "type", params: { type: "boolean" } };
+          const err46 = { instancePath: instancePath + "/billable", schemaPath: "#/properties/billable/type", keyword: "type", params: { type: "boolean" } };
           if (vErrors === null) {
             vErrors = [err46];
           }
@@ -4371,9 +4414,9 @@ const bodyValidators = (function(exports, require) {
           errors++;
         }
       }
-      if (data.isEditable !== undefined) {
-        if (typeof data.isEditable !== "boolean") {
-          const err47 = { instancePath: instancePath + "/isEditable", schemaPath: "#/properties/isEditable/type", keyword: "type", params: { type: "boolean" } };
+      if (data.locked !== undefined) {
+        if (typeof data.locked !== "boolean") {
+          const err47 = { instancePath: instancePath + "/locked", schemaPath: "#/properties/locked/type", keyword: "type", params: { type: "boolean" } };
           if (vErrors === null) {
             vErrors = [err47];
           }
@@ -4383,10 +4426,9 @@ const bodyValidators = (function(exports, require) {
           errors++;
         }
       }
-      if (data.revenuePerHour !== undefined) {
-        let data13 = data.revenuePerHour;
-        if ((typeof data13 !== "string") && (data13 !== null)) {
-          const err48 = { instancePath: instancePath + "/revenuePerHour", schemaPath: "#/properties/revenuePerHour/type", keyword: "type", params: { type: schema26.properties.revenuePerHour.type } };
+      if (data.isEditable !== undefined) {
+        if (typeof data.isEditable !== "boolean") {
+          const err48 = { instancePath: instancePath + "/isEditable", schemaPath: "#/properties/isEditable/type", keyword: "type", params: { type: "boolean" } };
           if (vErrors === null) {
             vErrors = [err48];
           }
@@ -4395,14 +4437,27 @@ const bodyValidators = (function(exports, require) {
           }
           errors++;
         }
+      }
+      if (data.revenuePerHour !== undefined) {
+        let data13 = data.revenuePerHour;
+        if ((typeof data13 !== "string") && (data13 !== null)) {
+          const err49 = { instancePath: instancePath + "/revenuePerHour", schemaPath: "#/properties/revenuePerHour/type", keyword: "type", params: { type: schema26.properties.revenuePerHour.type } };
+          if (vErrors === null) {
+            vErrors = [err49];
+          }
+          else {
+            vErrors.push(err49);
+          }
+          errors++;
+        }
         if (typeof data13 === "string") {
           if (!pattern3.test(data13)) {
-            const err49 = { instancePath: instancePath + "/revenuePerHour", schemaPath: "#/properties/revenuePerHour/pattern", keyword: "pattern", params: { pattern: "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$" } };
+            const err50 = { instancePath: instancePath + "/revenuePerHour", schemaPath: "#/properties/revenuePerHour/pattern", keyword: "pattern", params: { pattern: "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$" } };
             if (vErrors === null) {
-              vErrors = [err49];
+              vErrors = [err50];
             }
             else {
-              vErrors.push(err49);
+              vErrors.push(err50);
             }
             errors++;
           }
@@ -4411,23 +4466,23 @@ const bodyValidators = (function(exports, require) {
       if (data.revenueTotal !== undefined) {
         let data14 = data.revenueTotal;
         if ((typeof data14 !== "string") && (data14 !== null)) {
-          const err50 = { instancePath: instancePath + "/revenueTotal", schemaPath: "#/properties/revenueTotal/type", keyword: "type", params: { type: schema26.properties.revenueTotal.type } };
+          const err51 = { instancePath: instancePath + "/revenueTotal", schemaPath: "#/properties/revenueTotal/type", keyword: "type", params: { type: schema26.properties.revenueTotal.type } };
           if (vErrors === null) {
-            vErrors = [err50];
+            vErrors = [err51];
           }
           else {
-            vErrors.push(err50);
+            vErrors.push(err51);
           }
           errors++;
         }
         if (typeof data14 === "string") {
           if (!pattern3.test(data14)) {
-            const err51 = { instancePath: instancePath + "/revenueTotal", schemaPath: "#/properties/revenueTotal/pattern", keyword: "pattern", params: { pattern: "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$" } };
+            const err52 = { instancePath: instancePath + "/revenueTotal", schemaPath: "#/properties/revenueTotal/pattern", keyword: "pattern", params: { pattern: "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$" } };
             if (vErrors === null) {
-              vErrors = [err51];
+              vErrors = [err52];
             }
             else {
-              vErrors.push(err51);
+              vErrors.push(err52);
             }
             errors++;
           }
@@ -4436,23 +4491,23 @@ const bodyValidators = (function(exports, require) {
       if (data.custom1 !== undefined) {
         let data15 = data.custom1;
         if ((typeof data15 !== "string") && (data15 !== null)) {
-          const err52 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema26.properties.custom1.type } };
+          const err53 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema26.properties.custom1.type } };
           if (vErrors === null) {
-            vErrors = [err52];
+            vErrors = [err53];
           }
           else {
-            vErrors.push(err52);
+            vErrors.push(err53);
           }
           errors++;
         }
         if (typeof data15 === "string") {
           if (func1(data15) > 50) {
-            const err53 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            const err54 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/maxLength", keyword: "maxLength", params: { limit: 50 } };
             if (vErrors === null) {
-              vErrors = [err53];
+              vErrors = [err54];
             }
             else {
-              vErrors.push(err53);
+              vErrors.push(err54);
             }
             errors++;
           }
@@ -4461,23 +4516,23 @@ const bodyValidators = (function(exports, require) {
       if (data.custom2 !== undefined) {
         let data16 = data.custom2;
         if ((typeof data16 !== "string") && (data16 !== null)) {
-          const err54 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema26.properties.custom2.type } };
+          const err55 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema26.properties.custom2.type } };
           if (vErrors === null) {
-            vErrors = [err54];
+            vErrors = [err55];
           }
           else {
-            vErrors.push(err54);
+            vErrors.push(err55);
           }
           errors++;
         }
         if (typeof data16 === "string") {
           if (func1(data16) > 50) {
-            const err55 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            const err56 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/maxLength", keyword: "maxLength", params: { limit: 50 } };
             if (vErrors === null) {
-              vErrors = [err55];
+              vErrors = [err56];
             }
             else {
-              vErrors.push(err55);
+              vErrors.push(err56);
             }
             errors++;
           }
@@ -4486,23 +4541,23 @@ const bodyValidators = (function(exports, require) {
       if (data.custom3 !== undefined) {
         let data17 = data.custom3;
         if ((typeof data17 !== "string") && (data17 !== null)) {
-          const err56 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema26.properties.custom3.type } };
+          const err57 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema26.properties.custom3.type } };
           if (vErrors === null) {
-            vErrors = [err56];
+            vErrors = [err57];
           }
           else {
-            vErrors.push(err56);
+            vErrors.push(err57);
           }
           errors++;
         }
         if (typeof data17 === "string") {
           if (func1(data17) > 50) {
-            const err57 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            const err58 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/maxLength", keyword: "maxLength", params: { limit: 50 } };
             if (vErrors === null) {
-              vErrors = [err57];
+              vErrors = [err58];
             }
             else {
-              vErrors.push(err57);
+              vErrors.push(err58);
             }
             errors++;
           }
@@ -4511,23 +4566,23 @@ const bodyValidators = (function(exports, require) {
       if (data.custom4 !== undefined) {
         let data18 = data.custom4;
         if ((typeof data18 !== "string") && (data18 !== null)) {
-          const err58 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema26.properties.custom4.type } };
+          const err59 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema26.properties.custom4.type } };
           if (vErrors === null) {
-            vErrors = [err58];
+            vErrors = [err59];
           }
           else {
-            vErrors.push(err58);
+            vErrors.push(err59);
           }
           errors++;
         }
         if (typeof data18 === "string") {
           if (func1(data18) > 50) {
-            const err59 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            const err60 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/maxLength", keyword: "maxLength", params: { limit: 50 } };
             if (vErrors === null) {
-              vErrors = [err59];
+              vErrors = [err60];
             }
             else {
-              vErrors.push(err59);
+              vErrors.push(err60);
             }
             errors++;
           }
@@ -4536,33 +4591,18 @@ const bodyValidators = (function(exports, require) {
       if (data.custom5 !== undefined) {
         let data19 = data.custom5;
         if ((typeof data19 !== "string") && (data19 !== null)) {
-          const err60 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema26.properties.custom5.type } };
+          const err61 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema26.properties.custom5.type } };
           if (vErrors === null) {
-            vErrors = [err60];
+            vErrors = [err61];
           }
           else {
-            vErrors.push(err60);
+            vErrors.push(err61);
           }
           errors++;
         }
         if (typeof data19 === "string") {
           if (func1(data19) > 50) {
-            const err61 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/maxLength", keyword: "maxLength", params: { limit: 50 } };
-            if (vErrors === null) {
-              vErrors = [err61];
-            }
-            else {
-              vErrors.push(err61);
-            }
-            errors++;
-          }
-        }
-      }
-      if (data.lastChangeTime !== undefined) {
-        let data20 = data.lastChangeTime;
-        if (typeof data20 === "string") {
-          if (!(formats0.validate(data20))) {
-            const err62 = { instancePath: instancePath + "/lastChangeTime", schemaPath: "#/properties/lastChangeTime/format", keyword: "format", params: { format: "date-time" } };
+            const err62 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/maxLength", keyword: "maxLength", params: { limit: 50 } };
             if (vErrors === null) {
               vErrors = [err62];
             }
@@ -4572,21 +4612,23 @@ const bodyValidators = (function(exports, require) {
             errors++;
           }
         }
-        else {
-          const err63 = { instancePath: instancePath + "/lastChangeTime", schemaPath: "#/properties/lastChangeTime/type", keyword: "type", params: { type: "string" } };
-          if (vErrors === null) {
-            vErrors = [err63];
-          }
-          else {
-            vErrors.push(err63);
-          }
-          errors++;
-        }
       }
-      if (data.lastChangeAuthor !== undefined) {
-        let data21 = data.lastChangeAuthor;
-        if (!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))) {
-          const err64 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/type", keyword: "type", params: { type: "integer" } };
+      if (data.lastChangeTime !== undefined) {
+        let data20 = data.lastChangeTime;
+        if (typeof data20 === "string") {
+          if (!(formats0.validate(data20))) {
+            const err63 = { instancePath: instancePath + "/lastChangeTime", schemaPath: "#/properties/lastChangeTime/format", keyword: "format", params: { format: "date-time" } };
+            if (vErrors === null) {
+              vErrors = [err63];
+            }
+            else {
+              vErrors.push(err63);
+            }
+            errors++;
+          }
+        }
+        else {
+          const err64 = { instancePath: instancePath + "/lastChangeTime", schemaPath: "#/properties/lastChangeTime/type", keyword: "type", params: { type: "string" } };
           if (vErrors === null) {
             vErrors = [err64];
           }
@@ -4595,19 +4637,22 @@ const bodyValidators = (function(exports, require) {
           }
           errors++;
         }
+      }
+      if (data.lastChangeAuthor !== undefined) {
+        let data21 = data.lastChangeAuthor;
+        if (!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))) {
+          const err65 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/type", keyword: "type", params: { type: "integer" } };
+          if (vErrors === null) {
+            vErrors = [err65];
+          }
+          else {
+            vErrors.push(err65);
+          }
+          errors++;
+        }
         if ((typeof data21 == "number") && (isFinite(data21))) {
           if (data21 > 2147483647 || isNaN(data21)) {
-            const err65 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
-            if (vErrors === null) {
-              vErrors = [err65];
-            }
-            else {
-              vErrors.push(err65);
-            }
-            errors++;
-          }
-          if (data21 < -2147483648 || isNaN(data21)) {
-            const err66 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            const err66 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
             if (vErrors === null) {
               vErrors = [err66];
             }
@@ -4616,34 +4661,22 @@ const bodyValidators = (function(exports, require) {
             }
             errors++;
           }
+          if (data21 < -2147483648 || isNaN(data21)) {
+            const err67 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err67];
+            }
+            else {
+              vErrors.push(err67);
+            }
+            errors++;
+          }
         }
       }
-      if (data.project !== undefined) {
-        let data22 = data.project;
-        const _errs45 = errors;
-        let valid1 = false;
-        const _errs46 = errors;
-        if (!(wrapper1.validate(data22, { instancePath: instancePath + "/project", parentData: data, parentDataProperty: "project", rootData, dynamicAnchors }))) {
-          vErrors = vErrors === null ? wrapper1.validate.errors : vErrors.concat(wrapper1.validate.errors);
-          errors = vErrors.length;
-        }
-        var _valid0 = _errs46 === errors;
-        valid1 = valid1 || _valid0;
-        const _errs47 = errors;
-        if (data22 !== null) {
-          const err67 = { instancePath: instancePath + "/project", schemaPath: "#/properties/project/anyOf/1/type", keyword: "type", params: { type: "null" } };
-          if (vErrors === null) {
-            vErrors = [err67];
-          }
-          else {
-            vErrors.push(err67);
-          }
-          errors++;
-        }
-        var _valid0 = _errs47 === errors;
-        valid1 = valid1 || _valid0;
-        if (!valid1) {
-          const err68 = { instancePath: instancePath + "/project", schemaPath: "#/properties/project/anyOf", keyword: "anyOf", params: {} };
+      if (data.version !== undefined) {
+        let data22 = data.version;
+        if (!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))) {
+          const err68 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/type", keyword: "type", params: { type: "integer" } };
           if (vErrors === null) {
             vErrors = [err68];
           }
@@ -4652,11 +4685,68 @@ const bodyValidators = (function(exports, require) {
           }
           errors++;
         }
+        if ((typeof data22 == "number") && (isFinite(data22))) {
+          if (data22 > 2147483647 || isNaN(data22)) {
+            const err69 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
+            if (vErrors === null) {
+              vErrors = [err69];
+            }
+            else {
+              vErrors.push(err69);
+            }
+            errors++;
+          }
+          if (data22 < -2147483648 || isNaN(data22)) {
+            const err70 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err70];
+            }
+            else {
+              vErrors.push(err70);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.project !== undefined) {
+        let data23 = data.project;
+        const _errs47 = errors;
+        let valid1 = false;
+        const _errs48 = errors;
+        if (!(wrapper1.validate(data23, { instancePath: instancePath + "/project", parentData: data, parentDataProperty: "project", rootData, dynamicAnchors }))) {
+          vErrors = vErrors === null ? wrapper1.validate.errors : vErrors.concat(wrapper1.validate.errors);
+          errors = vErrors.length;
+        }
+        var _valid0 = _errs48 === errors;
+        valid1 = valid1 || _valid0;
+        const _errs49 = errors;
+        if (data23 !== null) {
+          const err71 = { instancePath: instancePath + "/project", schemaPath: "#/properties/project/anyOf/1/type", keyword: "type", params: { type: "null" } };
+          if (vErrors === null) {
+            vErrors = [err71];
+          }
+          else {
+            vErrors.push(err71);
+          }
+          errors++;
+        }
+        var _valid0 = _errs49 === errors;
+        valid1 = valid1 || _valid0;
+        if (!valid1) {
+          const err72 = { instancePath: instancePath + "/project", schemaPath: "#/properties/project/anyOf", keyword: "anyOf", params: {} };
+          if (vErrors === null) {
+            vErrors = [err72];
+          }
+          else {
+            vErrors.push(err72);
+          }
+          errors++;
+        }
         else {
-          errors = _errs45;
+          errors = _errs47;
           if (vErrors !== null) {
-            if (_errs45) {
-              vErrors.length = _errs45;
+            if (_errs47) {
+              vErrors.length = _errs47;
             }
             else {
               vErrors = null;
@@ -4665,15 +4755,15 @@ const bodyValidators = (function(exports, require) {
         }
       }
       if (data.task !== undefined) {
-        let data23 = data.task;
-        const _errs50 = errors;
+        let data24 = data.task;
+        const _errs52 = errors;
         let valid2 = false;
-        const _errs51 = errors;
-        if (!(validate64(data23, { instancePath: instancePath + "/task", parentData: data, parentDataProperty: "task", rootData, dynamicAnchors }))) {
+        const _errs53 = errors;
+        if (!(validate64(data24, { instancePath: instancePath + "/task", parentData: data, parentDataProperty: "task", rootData, dynamicAnchors }))) {
           vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
           errors = vErrors.length;
         }
-        var _valid1 = _errs51 === errors;
+        var _valid1 = _errs53 === errors;
         valid2 = valid2 || _valid1;
         if (_valid1) {
           var props1 = {};
@@ -4689,36 +4779,37 @@ const bodyValidators = (function(exports, require) {
           props1.custom5 = true;
           props1.lastChangeTime = true;
           props1.lastChangeAuthor = true;
+          props1.version = true;
           props1.timeEntries = true;
         }
-        const _errs52 = errors;
-        if (data23 !== null) {
-          const err69 = { instancePath: instancePath + "/task", schemaPath: "#/properties/task/anyOf/1/type", keyword: "type", params: { type: "null" } };
+        const _errs54 = errors;
+        if (data24 !== null) {
+          const err73 = { instancePath: instancePath + "/task", schemaPath: "#/properties/task/anyOf/1/type", keyword: "type", params: { type: "null" } };
           if (vErrors === null) {
-            vErrors = [err69];
+            vErrors = [err73];
           }
           else {
-            vErrors.push(err69);
+            vErrors.push(err73);
           }
           errors++;
         }
-        var _valid1 = _errs52 === errors;
+        var _valid1 = _errs54 === errors;
         valid2 = valid2 || _valid1;
         if (!valid2) {
-          const err70 = { instancePath: instancePath + "/task", schemaPath: "#/properties/task/anyOf", keyword: "anyOf", params: {} };
+          const err74 = { instancePath: instancePath + "/task", schemaPath: "#/properties/task/anyOf", keyword: "anyOf", params: {} };
           if (vErrors === null) {
-            vErrors = [err70];
+            vErrors = [err74];
           }
           else {
-            vErrors.push(err70);
+            vErrors.push(err74);
           }
           errors++;
         }
         else {
-          errors = _errs50;
+          errors = _errs52;
           if (vErrors !== null) {
-            if (_errs50) {
-              vErrors.length = _errs50;
+            if (_errs52) {
+              vErrors.length = _errs52;
             }
             else {
               vErrors = null;
@@ -4727,15 +4818,15 @@ const bodyValidators = (function(exports, require) {
         }
       }
       if (data.user !== undefined) {
-        let data24 = data.user;
-        const _errs55 = errors;
+        let data25 = data.user;
+        const _errs57 = errors;
         let valid3 = false;
-        const _errs56 = errors;
-        if (!(validate66(data24, { instancePath: instancePath + "/user", parentData: data, parentDataProperty: "user", rootData, dynamicAnchors }))) {
+        const _errs58 = errors;
+        if (!(validate66(data25, { instancePath: instancePath + "/user", parentData: data, parentDataProperty: "user", rootData, dynamicAnchors }))) {
           vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
           errors = vErrors.length;
         }
-        var _valid2 = _errs56 === errors;
+        var _valid2 = _errs58 === errors;
         valid3 = valid3 || _valid2;
         if (_valid2) {
           var props2 = {};
@@ -4757,34 +4848,34 @@ const bodyValidators = (function(exports, require) {
           props2.lastChangeAuthor = true;
           props2.timeEntries = true;
         }
-        const _errs57 = errors;
-        if (data24 !== null) {
-          const err71 = { instancePath: instancePath + "/user", schemaPath: "#/properties/user/anyOf/1/type", keyword: "type", params: { type: "null" } };
+        const _errs59 = errors;
+        if (data25 !== null) {
+          const err75 = { instancePath: instancePath + "/user", schemaPath: "#/properties/user/anyOf/1/type", keyword: "type", params: { type: "null" } };
           if (vErrors === null) {
-            vErrors = [err71];
+            vErrors = [err75];
           }
           else {
-            vErrors.push(err71);
+            vErrors.push(err75);
           }
           errors++;
         }
-        var _valid2 = _errs57 === errors;
+        var _valid2 = _errs59 === errors;
         valid3 = valid3 || _valid2;
         if (!valid3) {
-          const err72 = { instancePath: instancePath + "/user", schemaPath: "#/properties/user/anyOf", keyword: "anyOf", params: {} };
+          const err76 = { instancePath: instancePath + "/user", schemaPath: "#/properties/user/anyOf", keyword: "anyOf", params: {} };
           if (vErrors === null) {
-            vErrors = [err72];
+            vErrors = [err76];
           }
           else {
-            vErrors.push(err72);
+            vErrors.push(err76);
           }
           errors++;
         }
         else {
-          errors = _errs55;
+          errors = _errs57;
           if (vErrors !== null) {
-            if (_errs55) {
-              vErrors.length = _errs55;
+            if (_errs57) {
+              vErrors.length = _errs57;
             }
             else {
               vErrors = null;
@@ -4794,19 +4885,19 @@ const bodyValidators = (function(exports, require) {
       }
     }
     else {
-      const err73 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+      const err77 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
       if (vErrors === null) {
-        vErrors = [err73];
+        vErrors = [err77];
       }
       else {
-        vErrors.push(err73);
+        vErrors.push(err77);
       }
       errors++;
     }
     validate61.errors = vErrors;
     return errors === 0;
   }
-  validate61.evaluated = { "props": { "id": true, "typeId": true, "userId": true, "projectId": true, "taskId": true, "startTime": true, "endTime": true, "durationSeconds": true, "durationString": true, "comment": true, "billable": true, "locked": true, "isEditable": true, "revenuePerHour": true, "revenueTotal": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "project": true, "task": true, "user": true }, "dynamicProps": false, "dynamicItems": false };
+  validate61.evaluated = { "props": { "id": true, "typeId": true, "userId": true, "projectId": true, "taskId": true, "startTime": true, "endTime": true, "durationSeconds": true, "durationString": true, "comment": true, "billable": true, "locked": true, "isEditable": true, "revenuePerHour": true, "revenueTotal": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "version": true, "project": true, "task": true, "user": true }, "dynamicProps": false, "dynamicItems": false };
 
 
   function validate60(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
@@ -4991,31 +5082,31 @@ const bodyValidators = (function(exports, require) {
         }
         errors++;
       }
+      if (data.version === undefined) {
+        const err17 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "version" } };
+        if (vErrors === null) {
+          vErrors = [err17];
+        }
+        else {
+          vErrors.push(err17);
+        }
+        errors++;
+      }
       if (data.id !== undefined) {
         let data0 = data.id;
         if (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) {
-          const err17 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "integer" } };
+          const err18 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "integer" } };
           if (vErrors === null) {
-            vErrors = [err17];
+            vErrors = [err18];
           }
           else {
-            vErrors.push(err17);
+            vErrors.push(err18);
           }
           errors++;
         }
         if ((typeof data0 == "number") && (isFinite(data0))) {
           if (data0 > 2147483647 || isNaN(data0)) {
-            const err18 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
-            if (vErrors === null) {
-              vErrors = [err18];
-            }
-            else {
-              vErrors.push(err18);
-            }
-            errors++;
-          }
-          if (data0 < -2147483648 || isNaN(data0)) {
-            const err19 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            const err19 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
             if (vErrors === null) {
               vErrors = [err19];
             }
@@ -5024,13 +5115,8 @@ const bodyValidators = (function(exports, require) {
             }
             errors++;
           }
-        }
-      }
-      if (data.name !== undefined) {
-        let data1 = data.name;
-        if (typeof data1 === "string") {
-          if (func1(data1) > 50) {
-            const err20 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/maxLength", keyword: "maxLength", params: { limit: 50 } };
+          if (data0 < -2147483648 || isNaN(data0)) {
+            const err20 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
             if (vErrors === null) {
               vErrors = [err20];
             }
@@ -5040,20 +5126,23 @@ const bodyValidators = (function(exports, require) {
             errors++;
           }
         }
-        else {
-          const err21 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" } };
-          if (vErrors === null) {
-            vErrors = [err21];
-          }
-          else {
-            vErrors.push(err21);
-          }
-          errors++;
-        }
       }
-      if (data.active !== undefined) {
-        if (typeof data.active !== "boolean") {
-          const err22 = { instancePath: instancePath + "/active", schemaPath: "#/properties/active/type", keyword: "type", params: { type: "boolean" } };
+      if (data.name !== undefined) {
+        let data1 = data.name;
+        if (typeof data1 === "string") {
+          if (func1(data1) > 50) {
+            const err21 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err21];
+            }
+            else {
+              vErrors.push(err21);
+            }
+            errors++;
+          }
+        }
+        else {
+          const err22 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" } };
           if (vErrors === null) {
             vErrors = [err22];
           }
@@ -5063,10 +5152,9 @@ const bodyValidators = (function(exports, require) {
           errors++;
         }
       }
-      if (data.comment !== undefined) {
-        let data3 = data.comment;
-        if ((typeof data3 !== "string") && (data3 !== null)) {
-          const err23 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema25.properties.comment.type } };
+      if (data.active !== undefined) {
+        if (typeof data.active !== "boolean") {
+          const err23 = { instancePath: instancePath + "/active", schemaPath: "#/properties/active/type", keyword: "type", params: { type: "boolean" } };
           if (vErrors === null) {
             vErrors = [err23];
           }
@@ -5075,14 +5163,27 @@ const bodyValidators = (function(exports, require) {
           }
           errors++;
         }
+      }
+      if (data.comment !== undefined) {
+        let data3 = data.comment;
+        if ((typeof data3 !== "string") && (data3 !== null)) {
+          const err24 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema25.properties.comment.type } };
+          if (vErrors === null) {
+            vErrors = [err24];
+          }
+          else {
+            vErrors.push(err24);
+          }
+          errors++;
+        }
         if (typeof data3 === "string") {
           if (func1(data3) > 1500) {
-            const err24 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/maxLength", keyword: "maxLength", params: { limit: 1500 } };
+            const err25 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/maxLength", keyword: "maxLength", params: { limit: 1500 } };
             if (vErrors === null) {
-              vErrors = [err24];
+              vErrors = [err25];
             }
             else {
-              vErrors.push(err24);
+              vErrors.push(err25);
             }
             errors++;
           }
@@ -5091,28 +5192,18 @@ const bodyValidators = (function(exports, require) {
       if (data.timeBudget !== undefined) {
         let data4 = data.timeBudget;
         if ((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)) {
-          const err25 = { instancePath: instancePath + "/timeBudget", schemaPath: "#/properties/timeBudget/type", keyword: "type", params: { type: schema25.properties.timeBudget.type } };
+          const err26 = { instancePath: instancePath + "/timeBudget", schemaPath: "#/properties/timeBudget/type", keyword: "type", params: { type: schema25.properties.timeBudget.type } };
           if (vErrors === null) {
-            vErrors = [err25];
+            vErrors = [err26];
           }
           else {
-            vErrors.push(err25);
+            vErrors.push(err26);
           }
           errors++;
         }
         if ((typeof data4 == "number") && (isFinite(data4))) {
           if (data4 > 2147483647 || isNaN(data4)) {
-            const err26 = { instancePath: instancePath + "/timeBudget", schemaPath: "#/properties/timeBudget/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
-            if (vErrors === null) {
-              vErrors = [err26];
-            }
-            else {
-              vErrors.push(err26);
-            }
-            errors++;
-          }
-          if (data4 < -2147483648 || isNaN(data4)) {
-            const err27 = { instancePath: instancePath + "/timeBudget", schemaPath: "#/properties/timeBudget/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            const err27 = { instancePath: instancePath + "/timeBudget", schemaPath: "#/properties/timeBudget/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
             if (vErrors === null) {
               vErrors = [err27];
             }
@@ -5121,33 +5212,33 @@ const bodyValidators = (function(exports, require) {
             }
             errors++;
           }
+          if (data4 < -2147483648 || isNaN(data4)) {
+            const err28 = { instancePath: instancePath + "/timeBudget", schemaPath: "#/properties/timeBudget/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err28];
+            }
+            else {
+              vErrors.push(err28);
+            }
+            errors++;
+          }
         }
       }
       if (data.clientId !== undefined) {
         let data5 = data.clientId;
         if ((!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))) && (data5 !== null)) {
-          const err28 = { instancePath: instancePath + "/clientId", schemaPath: "#/properties/clientId/type", keyword: "type", params: { type: schema25.properties.clientId.type } };
+          const err29 = { instancePath: instancePath + "/clientId", schemaPath: "#/properties/clientId/type", keyword: "type", params: { type: schema25.properties.clientId.type } };
           if (vErrors === null) {
-            vErrors = [err28];
+            vErrors = [err29];
           }
           else {
-            vErrors.push(err28);
+            vErrors.push(err29);
           }
           errors++;
         }
         if ((typeof data5 == "number") && (isFinite(data5))) {
           if (data5 > 2147483647 || isNaN(data5)) {
-            const err29 = { instancePath: instancePath + "/clientId", schemaPath: "#/properties/clientId/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
-            if (vErrors === null) {
-              vErrors = [err29];
-            }
-            else {
-              vErrors.push(err29);
-            }
-            errors++;
-          }
-          if (data5 < -2147483648 || isNaN(data5)) {
-            const err30 = { instancePath: instancePath + "/clientId", schemaPath: "#/properties/clientId/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            const err30 = { instancePath: instancePath + "/clientId", schemaPath: "#/properties/clientId/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
             if (vErrors === null) {
               vErrors = [err30];
             }
@@ -5156,28 +5247,38 @@ const bodyValidators = (function(exports, require) {
             }
             errors++;
           }
+          if (data5 < -2147483648 || isNaN(data5)) {
+            const err31 = { instancePath: instancePath + "/clientId", schemaPath: "#/properties/clientId/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err31];
+            }
+            else {
+              vErrors.push(err31);
+            }
+            errors++;
+          }
         }
       }
       if (data.hourlyRate !== undefined) {
         let data6 = data.hourlyRate;
         if ((typeof data6 !== "string") && (data6 !== null)) {
-          const err31 = { instancePath: instancePath + "/hourlyRate", schemaPath: "#/properties/hourlyRate/type", keyword: "type", params: { type: schema25.properties.hourlyRate.type } };
+          const err32 = { instancePath: instancePath + "/hourlyRate", schemaPath: "#/properties/hourlyRate/type", keyword: "type", params: { type: schema25.properties.hourlyRate.type } };
           if (vErrors === null) {
-            vErrors = [err31];
+            vErrors = [err32];
           }
           else {
-            vErrors.push(err31);
+            vErrors.push(err32);
           }
           errors++;
         }
         if (typeof data6 === "string") {
           if (!pattern3.test(data6)) {
-            const err32 = { instancePath: instancePath + "/hourlyRate", schemaPath: "#/properties/hourlyRate/pattern", keyword: "pattern", params: { pattern: "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$" } };
+            const err33 = { instancePath: instancePath + "/hourlyRate", schemaPath: "#/properties/hourlyRate/pattern", keyword: "pattern", params: { pattern: "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$" } };
             if (vErrors === null) {
-              vErrors = [err32];
+              vErrors = [err33];
             }
             else {
-              vErrors.push(err32);
+              vErrors.push(err33);
             }
             errors++;
           }
@@ -5185,20 +5286,7 @@ const bodyValidators = (function(exports, require) {
       }
       if (data.assignedToCurrentUser !== undefined) {
         if (typeof data.assignedToCurrentUser !== "boolean") {
-          const err33 = { instancePath: instancePath + "/assignedToCurrentUser", schemaPath: "#/properties/assignedToCurrentUser/type", keyword: "type", params: { type: "boolean" } };
-          if (vErrors === null) {
-            vErrors = [err33];
-          }
-          else {
-            vErrors.push(err33);
-          }
-          errors++;
-        }
-      }
-      if (data.assignedUsers !== undefined) {
-        let data8 = data.assignedUsers;
-        if ((typeof data8 !== "string") && (data8 !== null)) {
-          const err34 = { instancePath: instancePath + "/assignedUsers", schemaPath: "#/properties/assignedUsers/type", keyword: "type", params: { type: schema25.properties.assignedUsers.type } };
+          const err34 = { instancePath: instancePath + "/assignedToCurrentUser", schemaPath: "#/properties/assignedToCurrentUser/type", keyword: "type", params: { type: "boolean" } };
           if (vErrors === null) {
             vErrors = [err34];
           }
@@ -5207,14 +5295,27 @@ const bodyValidators = (function(exports, require) {
           }
           errors++;
         }
+      }
+      if (data.assignedUsers !== undefined) {
+        let data8 = data.assignedUsers;
+        if ((typeof data8 !== "string") && (data8 !== null)) {
+          const err35 = { instancePath: instancePath + "/assignedUsers", schemaPath: "#/properties/assignedUsers/type", keyword: "type", params: { type: schema25.properties.assignedUsers.type } };
+          if (vErrors === null) {
+            vErrors = [err35];
+          }
+          else {
+            vErrors.push(err35);
+          }
+          errors++;
+        }
         if (typeof data8 === "string") {
           if (func1(data8) > 4000) {
-            const err35 = { instancePath: instancePath + "/assignedUsers", schemaPath: "#/properties/assignedUsers/maxLength", keyword: "maxLength", params: { limit: 4000 } };
+            const err36 = { instancePath: instancePath + "/assignedUsers", schemaPath: "#/properties/assignedUsers/maxLength", keyword: "maxLength", params: { limit: 4000 } };
             if (vErrors === null) {
-              vErrors = [err35];
+              vErrors = [err36];
             }
             else {
-              vErrors.push(err35);
+              vErrors.push(err36);
             }
             errors++;
           }
@@ -5223,23 +5324,23 @@ const bodyValidators = (function(exports, require) {
       if (data.assignedTasks !== undefined) {
         let data9 = data.assignedTasks;
         if ((typeof data9 !== "string") && (data9 !== null)) {
-          const err36 = { instancePath: instancePath + "/assignedTasks", schemaPath: "#/properties/assignedTasks/type", keyword: "type", params: { type: schema25.properties.assignedTasks.type } };
+          const err37 = { instancePath: instancePath + "/assignedTasks", schemaPath: "#/properties/assignedTasks/type", keyword: "type", params: { type: schema25.properties.assignedTasks.type } };
           if (vErrors === null) {
-            vErrors = [err36];
+            vErrors = [err37];
           }
           else {
-            vErrors.push(err36);
+            vErrors.push(err37);
           }
           errors++;
         }
         if (typeof data9 === "string") {
           if (func1(data9) > 4000) {
-            const err37 = { instancePath: instancePath + "/assignedTasks", schemaPath: "#/properties/assignedTasks/maxLength", keyword: "maxLength", params: { limit: 4000 } };
+            const err38 = { instancePath: instancePath + "/assignedTasks", schemaPath: "#/properties/assignedTasks/maxLength", keyword: "maxLength", params: { limit: 4000 } };
             if (vErrors === null) {
-              vErrors = [err37];
+              vErrors = [err38];
             }
             else {
-              vErrors.push(err37);
+              vErrors.push(err38);
             }
             errors++;
           }
@@ -5248,23 +5349,23 @@ const bodyValidators = (function(exports, require) {
       if (data.custom1 !== undefined) {
         let data10 = data.custom1;
         if ((typeof data10 !== "string") && (data10 !== null)) {
-          const err38 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema25.properties.custom1.type } };
+          const err39 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema25.properties.custom1.type } };
           if (vErrors === null) {
-            vErrors = [err38];
+            vErrors = [err39];
           }
           else {
-            vErrors.push(err38);
+            vErrors.push(err39);
           }
           errors++;
         }
         if (typeof data10 === "string") {
           if (func1(data10) > 50) {
-            const err39 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            const err40 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/maxLength", keyword: "maxLength", params: { limit: 50 } };
             if (vErrors === null) {
-              vErrors = [err39];
+              vErrors = [err40];
             }
             else {
-              vErrors.push(err39);
+              vErrors.push(err40);
             }
             errors++;
           }
@@ -5273,23 +5374,23 @@ const bodyValidators = (function(exports, require) {
       if (data.custom2 !== undefined) {
         let data11 = data.custom2;
         if ((typeof data11 !== "string") && (data11 !== null)) {
-          const err40 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema25.properties.custom2.type } };
+          const err41 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema25.properties.custom2.type } };
           if (vErrors === null) {
-            vErrors = [err40];
+            vErrors = [err41];
           }
           else {
-            vErrors.push(err40);
+            vErrors.push(err41);
           }
           errors++;
         }
         if (typeof data11 === "string") {
           if (func1(data11) > 50) {
-            const err41 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            const err42 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/maxLength", keyword: "maxLength", params: { limit: 50 } };
             if (vErrors === null) {
-              vErrors = [err41];
+              vErrors = [err42];
             }
             else {
-              vErrors.push(err41);
+              vErrors.push(err42);
             }
             errors++;
           }
@@ -5298,23 +5399,23 @@ const bodyValidators = (function(exports, require) {
       if (data.custom3 !== undefined) {
         let data12 = data.custom3;
         if ((typeof data12 !== "string") && (data12 !== null)) {
-          const err42 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema25.properties.custom3.type } };
+          const err43 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema25.properties.custom3.type } };
           if (vErrors === null) {
-            vErrors = [err42];
+            vErrors = [err43];
           }
           else {
-            vErrors.push(err42);
+            vErrors.push(err43);
           }
           errors++;
         }
         if (typeof data12 === "string") {
           if (func1(data12) > 50) {
-            const err43 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            const err44 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/maxLength", keyword: "maxLength", params: { limit: 50 } };
             if (vErrors === null) {
-              vErrors = [err43];
+              vErrors = [err44];
             }
             else {
-              vErrors.push(err43);
+              vErrors.push(err44);
             }
             errors++;
           }
@@ -5323,23 +5424,23 @@ const bodyValidators = (function(exports, require) {
       if (data.custom4 !== undefined) {
         let data13 = data.custom4;
         if ((typeof data13 !== "string") && (data13 !== null)) {
-          const err44 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema25.properties.custom4.type } };
+          const err45 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema25.properties.custom4.type } };
           if (vErrors === null) {
-            vErrors = [err44];
+            vErrors = [err45];
           }
           else {
-            vErrors.push(err44);
+            vErrors.push(err45);
           }
           errors++;
         }
         if (typeof data13 === "string") {
           if (func1(data13) > 50) {
-            const err45 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            const err46 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/maxLength", keyword: "maxLength", params: { limit: 50 } };
             if (vErrors === null) {
-              vErrors = [err45];
+              vErrors = [err46];
             }
             else {
-              vErrors.push(err45);
+              vErrors.push(err46);
             }
             errors++;
           }
@@ -5348,33 +5449,18 @@ const bodyValidators = (function(exports, require) {
       if (data.custom5 !== undefined) {
         let data14 = data.custom5;
         if ((typeof data14 !== "string") && (data14 !== null)) {
-          const err46 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema25.properties.custom5.type } };
+          const err47 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema25.properties.custom5.type } };
           if (vErrors === null) {
-            vErrors = [err46];
+            vErrors = [err47];
           }
           else {
-            vErrors.push(err46);
+            vErrors.push(err47);
           }
           errors++;
         }
         if (typeof data14 === "string") {
           if (func1(data14) > 50) {
-            const err47 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/maxLength", keyword: "maxLength", params: { limit: 50 } };
-            if (vErrors === null) {
-              vErrors = [err47];
-            }
-            else {
-              vErrors.push(err47);
-            }
-            errors++;
-          }
-        }
-      }
-      if (data.lastChangeTime !== undefined) {
-        let data15 = data.lastChangeTime;
-        if (typeof data15 === "string") {
-          if (!(formats0.validate(data15))) {
-            const err48 = { instancePath: instancePath + "/lastChangeTime", schemaPath: "#/properties/lastChangeTime/format", keyword: "format", params: { format: "date-time" } };
+            const err48 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/maxLength", keyword: "maxLength", params: { limit: 50 } };
             if (vErrors === null) {
               vErrors = [err48];
             }
@@ -5384,21 +5470,23 @@ const bodyValidators = (function(exports, require) {
             errors++;
           }
         }
-        else {
-          const err49 = { instancePath: instancePath + "/lastChangeTime", schemaPath: "#/properties/lastChangeTime/type", keyword: "type", params: { type: "string" } };
-          if (vErrors === null) {
-            vErrors = [err49];
-          }
-          else {
-            vErrors.push(err49);
-          }
-          errors++;
-        }
       }
-      if (data.lastChangeAuthor !== undefined) {
-        let data16 = data.lastChangeAuthor;
-        if (!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))) {
-          const err50 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/type", keyword: "type", params: { type: "integer" } };
+      if (data.lastChangeTime !== undefined) {
+        let data15 = data.lastChangeTime;
+        if (typeof data15 === "string") {
+          if (!(formats0.validate(data15))) {
+            const err49 = { instancePath: instancePath + "/lastChangeTime", schemaPath: "#/properties/lastChangeTime/format", keyword: "format", params: { format: "date-time" } };
+            if (vErrors === null) {
+              vErrors = [err49];
+            }
+            else {
+              vErrors.push(err49);
+            }
+            errors++;
+          }
+        }
+        else {
+          const err50 = { instancePath: instancePath + "/lastChangeTime", schemaPath: "#/properties/lastChangeTime/type", keyword: "type", params: { type: "string" } };
           if (vErrors === null) {
             vErrors = [err50];
           }
@@ -5407,19 +5495,22 @@ const bodyValidators = (function(exports, require) {
           }
           errors++;
         }
+      }
+      if (data.lastChangeAuthor !== undefined) {
+        let data16 = data.lastChangeAuthor;
+        if (!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))) {
+          const err51 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/type", keyword: "type", params: { type: "integer" } };
+          if (vErrors === null) {
+            vErrors = [err51];
+          }
+          else {
+            vErrors.push(err51);
+          }
+          errors++;
+        }
         if ((typeof data16 == "number") && (isFinite(data16))) {
           if (data16 > 2147483647 || isNaN(data16)) {
-            const err51 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
-            if (vErrors === null) {
-              vErrors = [err51];
-            }
-            else {
-              vErrors.push(err51);
-            }
-            errors++;
-          }
-          if (data16 < -2147483648 || isNaN(data16)) {
-            const err52 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            const err52 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
             if (vErrors === null) {
               vErrors = [err52];
             }
@@ -5428,34 +5519,22 @@ const bodyValidators = (function(exports, require) {
             }
             errors++;
           }
+          if (data16 < -2147483648 || isNaN(data16)) {
+            const err53 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err53];
+            }
+            else {
+              vErrors.push(err53);
+            }
+            errors++;
+          }
         }
       }
-      if (data.client !== undefined) {
-        let data17 = data.client;
-        const _errs36 = errors;
-        let valid1 = false;
-        const _errs37 = errors;
-        if (!(wrapper0.validate(data17, { instancePath: instancePath + "/client", parentData: data, parentDataProperty: "client", rootData, dynamicAnchors }))) {
-          vErrors = vErrors === null ? wrapper0.validate.errors : vErrors.concat(wrapper0.validate.errors);
-          errors = vErrors.length;
-        }
-        var _valid0 = _errs37 === errors;
-        valid1 = valid1 || _valid0;
-        const _errs38 = errors;
-        if (data17 !== null) {
-          const err53 = { instancePath: instancePath + "/client", schemaPath: "#/properties/client/anyOf/1/type", keyword: "type", params: { type: "null" } };
-          if (vErrors === null) {
-            vErrors = [err53];
-          }
-          else {
-            vErrors.push(err53);
-          }
-          errors++;
-        }
-        var _valid0 = _errs38 === errors;
-        valid1 = valid1 || _valid0;
-        if (!valid1) {
-          const err54 = { instancePath: instancePath + "/client", schemaPath: "#/properties/client/anyOf", keyword: "anyOf", params: {} };
+      if (data.version !== undefined) {
+        let data17 = data.version;
+        if (!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))) {
+          const err54 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/type", keyword: "type", params: { type: "integer" } };
           if (vErrors === null) {
             vErrors = [err54];
           }
@@ -5464,11 +5543,68 @@ const bodyValidators = (function(exports, require) {
           }
           errors++;
         }
+        if ((typeof data17 == "number") && (isFinite(data17))) {
+          if (data17 > 2147483647 || isNaN(data17)) {
+            const err55 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
+            if (vErrors === null) {
+              vErrors = [err55];
+            }
+            else {
+              vErrors.push(err55);
+            }
+            errors++;
+          }
+          if (data17 < -2147483648 || isNaN(data17)) {
+            const err56 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err56];
+            }
+            else {
+              vErrors.push(err56);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.client !== undefined) {
+        let data18 = data.client;
+        const _errs38 = errors;
+        let valid1 = false;
+        const _errs39 = errors;
+        if (!(wrapper0.validate(data18, { instancePath: instancePath + "/client", parentData: data, parentDataProperty: "client", rootData, dynamicAnchors }))) {
+          vErrors = vErrors === null ? wrapper0.validate.errors : vErrors.concat(wrapper0.validate.errors);
+          errors = vErrors.length;
+        }
+        var _valid0 = _errs39 === errors;
+        valid1 = valid1 || _valid0;
+        const _errs40 = errors;
+        if (data18 !== null) {
+          const err57 = { instancePath: instancePath + "/client", schemaPath: "#/properties/client/anyOf/1/type", keyword: "type", params: { type: "null" } };
+          if (vErrors === null) {
+            vErrors = [err57];
+          }
+          else {
+            vErrors.push(err57);
+          }
+          errors++;
+        }
+        var _valid0 = _errs40 === errors;
+        valid1 = valid1 || _valid0;
+        if (!valid1) {
+          const err58 = { instancePath: instancePath + "/client", schemaPath: "#/properties/client/anyOf", keyword: "anyOf", params: {} };
+          if (vErrors === null) {
+            vErrors = [err58];
+          }
+          else {
+            vErrors.push(err58);
+          }
+          errors++;
+        }
         else {
-          errors = _errs36;
+          errors = _errs38;
           if (vErrors !== null) {
-            if (_errs36) {
-              vErrors.length = _errs36;
+            if (_errs38) {
+              vErrors.length = _errs38;
             }
             else {
               vErrors = null;
@@ -5477,42 +5613,42 @@ const bodyValidators = (function(exports, require) {
         }
       }
       if (data.timeEntries !== undefined) {
-        let data18 = data.timeEntries;
-        if (Array.isArray(data18)) {
-          const len0 = data18.length;
+        let data19 = data.timeEntries;
+        if (Array.isArray(data19)) {
+          const len0 = data19.length;
           for (let i0 = 0; i0 < len0; i0++) {
-            if (!(validate61(data18[i0], { instancePath: instancePath + "/timeEntries/" + i0, parentData: data18, parentDataProperty: i0, rootData, dynamicAnchors }))) {
+            if (!(validate61(data19[i0], { instancePath: instancePath + "/timeEntries/" + i0, parentData: data19, parentDataProperty: i0, rootData, dynamicAnchors }))) {
               vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
               errors = vErrors.length;
             }
           }
         }
         else {
-          const err55 = { instancePath: instancePath + "/timeEntries", schemaPath: "#/properties/timeEntries/type", keyword: "type", params: { type: "array" } };
+          const err59 = { instancePath: instancePath + "/timeEntries", schemaPath: "#/properties/timeEntries/type", keyword: "type", params: { type: "array" } };
           if (vErrors === null) {
-            vErrors = [err55];
+            vErrors = [err59];
           }
           else {
-            vErrors.push(err55);
+            vErrors.push(err59);
           }
           errors++;
         }
       }
     }
     else {
-      const err56 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+      const err60 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
       if (vErrors === null) {
-        vErrors = [err56];
+        vErrors = [err60];
       }
       else {
-        vErrors.push(err56);
+        vErrors.push(err60);
       }
       errors++;
     }
     validate60.errors = vErrors;
     return errors === 0;
   }
-  validate60.evaluated = { "props": { "id": true, "name": true, "active": true, "comment": true, "timeBudget": true, "clientId": true, "hourlyRate": true, "assignedToCurrentUser": true, "assignedUsers": true, "assignedTasks": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "client": true, "timeEntries": true }, "dynamicProps": false, "dynamicItems": false };
+  validate60.evaluated = { "props": { "id": true, "name": true, "active": true, "comment": true, "timeBudget": true, "clientId": true, "hourlyRate": true, "assignedToCurrentUser": true, "assignedUsers": true, "assignedTasks": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "version": true, "client": true, "timeEntries": true }, "dynamicProps": false, "dynamicItems": false };
 
 
   function validate59(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
@@ -5647,31 +5783,31 @@ const bodyValidators = (function(exports, require) {
         }
         errors++;
       }
+      if (data.version === undefined) {
+        const err12 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "version" } };
+        if (vErrors === null) {
+          vErrors = [err12];
+        }
+        else {
+          vErrors.push(err12);
+        }
+        errors++;
+      }
       if (data.id !== undefined) {
         let data0 = data.id;
         if (!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) {
-          const err12 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "integer" } };
+          const err13 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "integer" } };
           if (vErrors === null) {
-            vErrors = [err12];
+            vErrors = [err13];
           }
           else {
-            vErrors.push(err12);
+            vErrors.push(err13);
           }
           errors++;
         }
         if ((typeof data0 == "number") && (isFinite(data0))) {
           if (data0 > 2147483647 || isNaN(data0)) {
-            const err13 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
-            if (vErrors === null) {
-              vErrors = [err13];
-            }
-            else {
-              vErrors.push(err13);
-            }
-            errors++;
-          }
-          if (data0 < -2147483648 || isNaN(data0)) {
-            const err14 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            const err14 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
             if (vErrors === null) {
               vErrors = [err14];
             }
@@ -5680,13 +5816,8 @@ const bodyValidators = (function(exports, require) {
             }
             errors++;
           }
-        }
-      }
-      if (data.name !== undefined) {
-        let data1 = data.name;
-        if (typeof data1 === "string") {
-          if (func1(data1) > 50) {
-            const err15 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/maxLength", keyword: "maxLength", params: { limit: 50 } };
+          if (data0 < -2147483648 || isNaN(data0)) {
+            const err15 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
             if (vErrors === null) {
               vErrors = [err15];
             }
@@ -5696,21 +5827,23 @@ const bodyValidators = (function(exports, require) {
             errors++;
           }
         }
-        else {
-          const err16 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" } };
-          if (vErrors === null) {
-            vErrors = [err16];
-          }
-          else {
-            vErrors.push(err16);
-          }
-          errors++;
-        }
       }
-      if (data.comment !== undefined) {
-        let data2 = data.comment;
-        if ((typeof data2 !== "string") && (data2 !== null)) {
-          const err17 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema24.properties.comment.type } };
+      if (data.name !== undefined) {
+        let data1 = data.name;
+        if (typeof data1 === "string") {
+          if (func1(data1) > 50) {
+            const err16 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            if (vErrors === null) {
+              vErrors = [err16];
+            }
+            else {
+              vErrors.push(err16);
+            }
+            errors++;
+          }
+        }
+        else {
+          const err17 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" } };
           if (vErrors === null) {
             vErrors = [err17];
           }
@@ -5719,14 +5852,27 @@ const bodyValidators = (function(exports, require) {
           }
           errors++;
         }
+      }
+      if (data.comment !== undefined) {
+        let data2 = data.comment;
+        if ((typeof data2 !== "string") && (data2 !== null)) {
+          const err18 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: schema24.properties.comment.type } };
+          if (vErrors === null) {
+            vErrors = [err18];
+          }
+          else {
+            vErrors.push(err18);
+          }
+          errors++;
+        }
         if (typeof data2 === "string") {
           if (func1(data2) > 1500) {
-            const err18 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/maxLength", keyword: "maxLength", params: { limit: 1500 } };
+            const err19 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/maxLength", keyword: "maxLength", params: { limit: 1500 } };
             if (vErrors === null) {
-              vErrors = [err18];
+              vErrors = [err19];
             }
             else {
-              vErrors.push(err18);
+              vErrors.push(err19);
             }
             errors++;
           }
@@ -5734,19 +5880,7 @@ const bodyValidators = (function(exports, require) {
       }
       if (data.active !== undefined) {
         if (typeof data.active !== "boolean") {
-          const err19 = { instancePath: instancePath + "/active", schemaPath: "#/properties/active/type", keyword: "type", params: { type: "boolean" } };
-          if (vErrors === null) {
-            vErrors = [err19];
-          }
-          else {
-            vErrors.push(err19);
-          }
-          errors++;
-        }
-      }
-      if (data.assignedToCurrentUser !== undefined) {
-        if (typeof data.assignedToCurrentUser !== "boolean") {
-          const err20 = { instancePath: instancePath + "/assignedToCurrentUser", schemaPath: "#/properties/assignedToCurrentUser/type", keyword: "type", params: { type: "boolean" } };
+          const err20 = { instancePath: instancePath + "/active", schemaPath: "#/properties/active/type", keyword: "type", params: { type: "boolean" } };
           if (vErrors === null) {
             vErrors = [err20];
           }
@@ -5756,10 +5890,9 @@ const bodyValidators = (function(exports, require) {
           errors++;
         }
       }
-      if (data.custom1 !== undefined) {
-        let data5 = data.custom1;
-        if ((typeof data5 !== "string") && (data5 !== null)) {
-          const err21 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema24.properties.custom1.type } };
+      if (data.assignedToCurrentUser !== undefined) {
+        if (typeof data.assignedToCurrentUser !== "boolean") {
+          const err21 = { instancePath: instancePath + "/assignedToCurrentUser", schemaPath: "#/properties/assignedToCurrentUser/type", keyword: "type", params: { type: "boolean" } };
           if (vErrors === null) {
             vErrors = [err21];
           }
@@ -5768,14 +5901,27 @@ const bodyValidators = (function(exports, require) {
           }
           errors++;
         }
+      }
+      if (data.custom1 !== undefined) {
+        let data5 = data.custom1;
+        if ((typeof data5 !== "string") && (data5 !== null)) {
+          const err22 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/type", keyword: "type", params: { type: schema24.properties.custom1.type } };
+          if (vErrors === null) {
+            vErrors = [err22];
+          }
+          else {
+            vErrors.push(err22);
+          }
+          errors++;
+        }
         if (typeof data5 === "string") {
           if (func1(data5) > 50) {
-            const err22 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            const err23 = { instancePath: instancePath + "/custom1", schemaPath: "#/properties/custom1/maxLength", keyword: "maxLength", params: { limit: 50 } };
             if (vErrors === null) {
-              vErrors = [err22];
+              vErrors = [err23];
             }
             else {
-              vErrors.push(err22);
+              vErrors.push(err23);
             }
             errors++;
           }
@@ -5784,23 +5930,23 @@ const bodyValidators = (function(exports, require) {
       if (data.custom2 !== undefined) {
         let data6 = data.custom2;
         if ((typeof data6 !== "string") && (data6 !== null)) {
-          const err23 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema24.properties.custom2.type } };
+          const err24 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/type", keyword: "type", params: { type: schema24.properties.custom2.type } };
           if (vErrors === null) {
-            vErrors = [err23];
+            vErrors = [err24];
           }
           else {
-            vErrors.push(err23);
+            vErrors.push(err24);
           }
           errors++;
         }
         if (typeof data6 === "string") {
           if (func1(data6) > 50) {
-            const err24 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            const err25 = { instancePath: instancePath + "/custom2", schemaPath: "#/properties/custom2/maxLength", keyword: "maxLength", params: { limit: 50 } };
             if (vErrors === null) {
-              vErrors = [err24];
+              vErrors = [err25];
             }
             else {
-              vErrors.push(err24);
+              vErrors.push(err25);
             }
             errors++;
           }
@@ -5809,23 +5955,23 @@ const bodyValidators = (function(exports, require) {
       if (data.custom3 !== undefined) {
         let data7 = data.custom3;
         if ((typeof data7 !== "string") && (data7 !== null)) {
-          const err25 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema24.properties.custom3.type } };
+          const err26 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/type", keyword: "type", params: { type: schema24.properties.custom3.type } };
           if (vErrors === null) {
-            vErrors = [err25];
+            vErrors = [err26];
           }
           else {
-            vErrors.push(err25);
+            vErrors.push(err26);
           }
           errors++;
         }
         if (typeof data7 === "string") {
           if (func1(data7) > 50) {
-            const err26 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            const err27 = { instancePath: instancePath + "/custom3", schemaPath: "#/properties/custom3/maxLength", keyword: "maxLength", params: { limit: 50 } };
             if (vErrors === null) {
-              vErrors = [err26];
+              vErrors = [err27];
             }
             else {
-              vErrors.push(err26);
+              vErrors.push(err27);
             }
             errors++;
           }
@@ -5834,23 +5980,23 @@ const bodyValidators = (function(exports, require) {
       if (data.custom4 !== undefined) {
         let data8 = data.custom4;
         if ((typeof data8 !== "string") && (data8 !== null)) {
-          const err27 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema24.properties.custom4.type } };
+          const err28 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/type", keyword: "type", params: { type: schema24.properties.custom4.type } };
           if (vErrors === null) {
-            vErrors = [err27];
+            vErrors = [err28];
           }
           else {
-            vErrors.push(err27);
+            vErrors.push(err28);
           }
           errors++;
         }
         if (typeof data8 === "string") {
           if (func1(data8) > 50) {
-            const err28 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/maxLength", keyword: "maxLength", params: { limit: 50 } };
+            const err29 = { instancePath: instancePath + "/custom4", schemaPath: "#/properties/custom4/maxLength", keyword: "maxLength", params: { limit: 50 } };
             if (vErrors === null) {
-              vErrors = [err28];
+              vErrors = [err29];
             }
             else {
-              vErrors.push(err28);
+              vErrors.push(err29);
             }
             errors++;
           }
@@ -5859,33 +6005,18 @@ const bodyValidators = (function(exports, require) {
       if (data.custom5 !== undefined) {
         let data9 = data.custom5;
         if ((typeof data9 !== "string") && (data9 !== null)) {
-          const err29 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema24.properties.custom5.type } };
+          const err30 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/type", keyword: "type", params: { type: schema24.properties.custom5.type } };
           if (vErrors === null) {
-            vErrors = [err29];
+            vErrors = [err30];
           }
           else {
-            vErrors.push(err29);
+            vErrors.push(err30);
           }
           errors++;
         }
         if (typeof data9 === "string") {
           if (func1(data9) > 50) {
-            const err30 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/maxLength", keyword: "maxLength", params: { limit: 50 } };
-            if (vErrors === null) {
-              vErrors = [err30];
-            }
-            else {
-              vErrors.push(err30);
-            }
-            errors++;
-          }
-        }
-      }
-      if (data.lastChangeTime !== undefined) {
-        let data10 = data.lastChangeTime;
-        if (typeof data10 === "string") {
-          if (!(formats0.validate(data10))) {
-            const err31 = { instancePath: instancePath + "/lastChangeTime", schemaPath: "#/properties/lastChangeTime/format", keyword: "format", params: { format: "date-time" } };
+            const err31 = { instancePath: instancePath + "/custom5", schemaPath: "#/properties/custom5/maxLength", keyword: "maxLength", params: { limit: 50 } };
             if (vErrors === null) {
               vErrors = [err31];
             }
@@ -5895,21 +6026,23 @@ const bodyValidators = (function(exports, require) {
             errors++;
           }
         }
-        else {
-          const err32 = { instancePath: instancePath + "/lastChangeTime", schemaPath: "#/properties/lastChangeTime/type", keyword: "type", params: { type: "string" } };
-          if (vErrors === null) {
-            vErrors = [err32];
-          }
-          else {
-            vErrors.push(err32);
-          }
-          errors++;
-        }
       }
-      if (data.lastChangeAuthor !== undefined) {
-        let data11 = data.lastChangeAuthor;
-        if (!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))) {
-          const err33 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/type", keyword: "type", params: { type: "integer" } };
+      if (data.lastChangeTime !== undefined) {
+        let data10 = data.lastChangeTime;
+        if (typeof data10 === "string") {
+          if (!(formats0.validate(data10))) {
+            const err32 = { instancePath: instancePath + "/lastChangeTime", schemaPath: "#/properties/lastChangeTime/format", keyword: "format", params: { format: "date-time" } };
+            if (vErrors === null) {
+              vErrors = [err32];
+            }
+            else {
+              vErrors.push(err32);
+            }
+            errors++;
+          }
+        }
+        else {
+          const err33 = { instancePath: instancePath + "/lastChangeTime", schemaPath: "#/properties/lastChangeTime/type", keyword: "type", params: { type: "string" } };
           if (vErrors === null) {
             vErrors = [err33];
           }
@@ -5918,19 +6051,22 @@ const bodyValidators = (function(exports, require) {
           }
           errors++;
         }
+      }
+      if (data.lastChangeAuthor !== undefined) {
+        let data11 = data.lastChangeAuthor;
+        if (!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))) {
+          const err34 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/type", keyword: "type", params: { type: "integer" } };
+          if (vErrors === null) {
+            vErrors = [err34];
+          }
+          else {
+            vErrors.push(err34);
+          }
+          errors++;
+        }
         if ((typeof data11 == "number") && (isFinite(data11))) {
           if (data11 > 2147483647 || isNaN(data11)) {
-            const err34 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
-            if (vErrors === null) {
-              vErrors = [err34];
-            }
-            else {
-              vErrors.push(err34);
-            }
-            errors++;
-          }
-          if (data11 < -2147483648 || isNaN(data11)) {
-            const err35 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            const err35 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
             if (vErrors === null) {
               vErrors = [err35];
             }
@@ -5939,45 +6075,90 @@ const bodyValidators = (function(exports, require) {
             }
             errors++;
           }
+          if (data11 < -2147483648 || isNaN(data11)) {
+            const err36 = { instancePath: instancePath + "/lastChangeAuthor", schemaPath: "#/properties/lastChangeAuthor/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err36];
+            }
+            else {
+              vErrors.push(err36);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.version !== undefined) {
+        let data12 = data.version;
+        if (!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))) {
+          const err37 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/type", keyword: "type", params: { type: "integer" } };
+          if (vErrors === null) {
+            vErrors = [err37];
+          }
+          else {
+            vErrors.push(err37);
+          }
+          errors++;
+        }
+        if ((typeof data12 == "number") && (isFinite(data12))) {
+          if (data12 > 2147483647 || isNaN(data12)) {
+            const err38 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
+            if (vErrors === null) {
+              vErrors = [err38];
+            }
+            else {
+              vErrors.push(err38);
+            }
+            errors++;
+          }
+          if (data12 < -2147483648 || isNaN(data12)) {
+            const err39 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err39];
+            }
+            else {
+              vErrors.push(err39);
+            }
+            errors++;
+          }
         }
       }
       if (data.projects !== undefined) {
-        let data12 = data.projects;
-        if (Array.isArray(data12)) {
-          const len0 = data12.length;
+        let data13 = data.projects;
+        if (Array.isArray(data13)) {
+          const len0 = data13.length;
           for (let i0 = 0; i0 < len0; i0++) {
-            if (!(validate60(data12[i0], { instancePath: instancePath + "/projects/" + i0, parentData: data12, parentDataProperty: i0, rootData, dynamicAnchors }))) {
+            if (!(validate60(data13[i0], { instancePath: instancePath + "/projects/" + i0, parentData: data13, parentDataProperty: i0, rootData, dynamicAnchors }))) {
               vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
               errors = vErrors.length;
             }
           }
         }
         else {
-          const err36 = { instancePath: instancePath + "/projects", schemaPath: "#/properties/projects/type", keyword: "type", params: { type: "array" } };
+          const err40 = { instancePath: instancePath + "/projects", schemaPath: "#/properties/projects/type", keyword: "type", params: { type: "array" } };
           if (vErrors === null) {
-            vErrors = [err36];
+            vErrors = [err40];
           }
           else {
-            vErrors.push(err36);
+            vErrors.push(err40);
           }
           errors++;
         }
       }
     }
     else {
-      const err37 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+      const err41 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
       if (vErrors === null) {
-        vErrors = [err37];
+        vErrors = [err41];
       }
       else {
-        vErrors.push(err37);
+        vErrors.push(err41);
       }
       errors++;
     }
     validate59.errors = vErrors;
     return errors === 0;
   }
-  validate59.evaluated = { "props": { "id": true, "name": true, "comment": true, "active": true, "assignedToCurrentUser": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "projects": true }, "dynamicProps": false, "dynamicItems": false };
+  validate59.evaluated = { "props": { "id": true, "name": true, "comment": true, "active": true, "assignedToCurrentUser": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "version": true, "projects": true }, "dynamicProps": false, "dynamicItems": false };
 
   exports.ClientCreate = validate72;
   const schema31 = { "$id": "ClientCreate", "type": "object", "description": "A new Client: the properties a create may set.", "properties": { "name": { "type": "string", "maxLength": 50, "description": "At most 50 characters." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "active": { "type": "boolean", "description": "Default when omitted on create: false.", "default": false }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." } }, "required": ["name"], "additionalProperties": false };
@@ -6331,11 +6512,11 @@ const bodyValidators = (function(exports, require) {
   validate73.evaluated = { "props": { "items": true, "next": true, "total": true }, "dynamicProps": false, "dynamicItems": false };
 
   exports.ClientSelection = validate75;
-  const schema33 = { "$id": "ClientSelection", "type": "object", "description": "Client as a read returns it when `select` is given: only the selected properties and the expanded navigations (nested selects such as `client/name` give partial related items).", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "name": { "type": "string", "maxLength": 50, "description": "At most 50 characters." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "active": { "type": "boolean", "description": "Default when omitted on create: false." }, "assignedToCurrentUser": { "type": "boolean", "description": "Set by the service; read-only.", "readOnly": true }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "projects": { "type": "array", "items": { "$ref": "ProjectSelection" }, "description": "The related Project items, present only when expanded (`expand=projects`)." } } };
-  const schema34 = { "$id": "ProjectSelection", "type": "object", "description": "Project as a read returns it when `select` is given: only the selected properties and the expanded navigations (nested selects such as `client/name` give partial related items).", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "name": { "type": "string", "maxLength": 50, "description": "At most 50 characters." }, "active": { "type": "boolean", "description": "Default when omitted on create: false." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "timeBudget": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "clientId": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "hourlyRate": { "type": ["string", "null"], "pattern": "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "description": "A decimal number as a string with at most 16 digits before and at most 2 after the decimal point." }, "assignedToCurrentUser": { "type": "boolean", "description": "Set by the service; read-only.", "readOnly": true }, "assignedUsers": { "type": ["string", "null"], "maxLength": 4000, "description": "At most 4000 characters." }, "assignedTasks": { "type": ["string", "null"], "maxLength": 4000, "description": "At most 4000 characters." }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "client": { "anyOf": [{ "$ref": "ClientSelection" }, { "type": "null" }], "description": "The related Client (or null), present only when expanded (`expand=client`)." }, "timeEntries": { "type": "array", "items": { "$ref": "TimeEntrySelection" }, "description": "The related TimeEntry items, present only when expanded (`expand=timeEntries`)." } } };
+  const schema33 = { "$id": "ClientSelection", "type": "object", "description": "Client as a read returns it when `select` is given: only the selected properties and the expanded navigations (nested selects such as `client/name` give partial related items).", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "name": { "type": "string", "maxLength": 50, "description": "At most 50 characters." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "active": { "type": "boolean", "description": "Default when omitted on create: false." }, "assignedToCurrentUser": { "type": "boolean", "description": "Set by the service; read-only.", "readOnly": true }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "version": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only. Used for optimistic concurrency (ETag).", "readOnly": true }, "projects": { "type": "array", "items": { "$ref": "ProjectSelection" }, "description": "The related Project items, present only when expanded (`expand=projects`)." } } };
+  const schema34 = { "$id": "ProjectSelection", "type": "object", "description": "Project as a read returns it when `select` is given: only the selected properties and the expanded navigations (nested selects such as `client/name` give partial related items).", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "name": { "type": "string", "maxLength": 50, "description": "At most 50 characters." }, "active": { "type": "boolean", "description": "Default when omitted on create: false." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "timeBudget": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "clientId": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "hourlyRate": { "type": ["string", "null"], "pattern": "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "description": "A decimal number as a string with at most 16 digits before and at most 2 after the decimal point." }, "assignedToCurrentUser": { "type": "boolean", "description": "Set by the service; read-only.", "readOnly": true }, "assignedUsers": { "type": ["string", "null"], "maxLength": 4000, "description": "At most 4000 characters." }, "assignedTasks": { "type": ["string", "null"], "maxLength": 4000, "description": "At most 4000 characters." }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "version": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only. Used for optimistic concurrency (ETag).", "readOnly": true }, "client": { "anyOf": [{ "$ref": "ClientSelection" }, { "type": "null" }], "description": "The related Client (or null), present only when expanded (`expand=client`)." }, "timeEntries": { "type": "array", "items": { "$ref": "TimeEntrySelection" }, "description": "The related TimeEntry items, present only when expanded (`expand=timeEntries`)." } } };
   const wrapper4 = { validate: validate75 };
-  const schema35 = { "$id": "TimeEntrySelection", "type": "object", "description": "TimeEntry as a read returns it when `select` is given: only the selected properties and the expanded navigations (nested selects such as `client/name` give partial related items).", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "typeId": { "$ref": "TimeEntryTypeId", "description": "Coded values: 1 = Duration, 2 = StartEnd. Default when omitted on create: 2." }, "userId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Filled in by the service when omitted on create." }, "projectId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "taskId": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "startTime": { "type": "string", "format": "date-time", "description": "Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset." }, "endTime": { "type": ["string", "null"], "format": "date-time", "description": "Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset." }, "durationSeconds": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "durationString": { "type": "string", "maxLength": 10, "description": "At most 10 characters. Set by the service; read-only.", "readOnly": true }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "billable": { "type": "boolean", "description": "Default when omitted on create: true." }, "locked": { "type": "boolean", "description": "Default when omitted on create: false." }, "isEditable": { "type": "boolean", "description": "Set by the service; read-only.", "readOnly": true }, "revenuePerHour": { "type": ["string", "null"], "pattern": "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "description": "A decimal number as a string with at most 16 digits before and at most 2 after the decimal point. Set by the service; read-only.", "readOnly": true }, "revenueTotal": { "type": ["string", "null"], "pattern": "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "description": "A decimal number as a string with at most 16 digits before and at most 2 after the decimal point. Set by the service; read-only.", "readOnly": true }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "project": { "anyOf": [{ "$ref": "ProjectSelection" }, { "type": "null" }], "description": "The related Project (or null), present only when expanded (`expand=project`)." }, "task": { "anyOf": [{ "$ref": "TaskSelection" }, { "type": "null" }], "description": "The related Task (or null), present only when expanded (`expand=task`)." }, "user": { "anyOf": [{ "$ref": "UserSelection" }, { "type": "null" }], "description": "The related User (or null), present only when expanded (`expand=user`)." } } };
-  const schema36 = { "$id": "TaskSelection", "type": "object", "description": "Task as a read returns it when `select` is given: only the selected properties and the expanded navigations (nested selects such as `client/name` give partial related items).", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "description": { "type": "string", "maxLength": 100, "description": "At most 100 characters." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "billable": { "type": "boolean", "description": "Default when omitted on create: true." }, "active": { "type": "boolean", "description": "Default when omitted on create: true." }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "timeEntries": { "type": "array", "items": { "$ref": "TimeEntrySelection" }, "description": "The related TimeEntry items, present only when expanded (`expand=timeEntries`)." } } };
+  const schema35 = { "$id": "TimeEntrySelection", "type": "object", "description": "TimeEntry as a read returns it when `select` is given: only the selected properties and the expanded navigations (nested selects such as `client/name` give partial related items).", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "typeId": { "$ref": "TimeEntryTypeId", "description": "Coded values: 1 = Duration, 2 = StartEnd. Default when omitted on create: 2." }, "userId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Filled in by the service when omitted on create." }, "projectId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647 }, "taskId": { "type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647 }, "startTime": { "type": "string", "format": "date-time", "description": "Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset." }, "endTime": { "type": ["string", "null"], "format": "date-time", "description": "Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset." }, "durationSeconds": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "durationString": { "type": "string", "maxLength": 10, "description": "At most 10 characters. Set by the service; read-only.", "readOnly": true }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "billable": { "type": "boolean", "description": "Default when omitted on create: true." }, "locked": { "type": "boolean", "description": "Default when omitted on create: false." }, "isEditable": { "type": "boolean", "description": "Set by the service; read-only.", "readOnly": true }, "revenuePerHour": { "type": ["string", "null"], "pattern": "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "description": "A decimal number as a string with at most 16 digits before and at most 2 after the decimal point. Set by the service; read-only.", "readOnly": true }, "revenueTotal": { "type": ["string", "null"], "pattern": "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "description": "A decimal number as a string with at most 16 digits before and at most 2 after the decimal point. Set by the service; read-only.", "readOnly": true }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "version": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only. Used for optimistic concurrency (ETag).", "readOnly": true }, "project": { "anyOf": [{ "$ref": "ProjectSelection" }, { "type": "null" }], "description": "The related Project (or null), present only when expanded (`expand=project`)." }, "task": { "anyOf": [{ "$ref": "TaskSelection" }, { "type": "null" }], "description": "The related Task (or null), present only when expanded (`expand=task`)." }, "user": { "anyOf": [{ "$ref": "UserSelection" }, { "type": "null" }], "description": "The related User (or null), present only when expanded (`expand=user`)." } } };
+  const schema36 = { "$id": "TaskSelection", "type": "object", "description": "Task as a read returns it when `select` is given: only the selected properties and the expanded navigations (nested selects such as `client/name` give partial related items).", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "description": { "type": "string", "maxLength": 100, "description": "At most 100 characters." }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters." }, "billable": { "type": "boolean", "description": "Default when omitted on create: true." }, "active": { "type": "boolean", "description": "Default when omitted on create: true." }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "version": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only. Used for optimistic concurrency (ETag).", "readOnly": true }, "timeEntries": { "type": "array", "items": { "$ref": "TimeEntrySelection" }, "description": "The related TimeEntry items, present only when expanded (`expand=timeEntries`)." } } };
   const wrapper6 = { validate: validate77 };
 
   function validate79(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
@@ -6644,19 +6825,10 @@ const bodyValidators = (function(exports, require) {
           }
         }
       }
-      if (data.timeEntries !== undefined) {
-        let data12 = data.timeEntries;
-        if (Array.isArray(data12)) {
-          const len0 = data12.length;
-          for (let i0 = 0; i0 < len0; i0++) {
-            if (!(wrapper6.validate(data12[i0], { instancePath: instancePath + "/timeEntries/" + i0, parentData: data12, parentDataProperty: i0, rootData, dynamicAnchors }))) {
-              vErrors = vErrors === null ? wrapper6.validate.errors : vErrors.concat(wrapper6.validate.errors);
-              errors = vErrors.length;
-            }
-          }
-        }
-        else {
-          const err24 = { instancePath: instancePath + "/timeEntries", schemaPath: "#/properties/timeEntries/type", keyword: "type", params: { type: "array" } };
+      if (data.version !== undefined) {
+        let data12 = data.version;
+        if (!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))) {
+          const err24 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/type", keyword: "type", params: { type: "integer" } };
           if (vErrors === null) {
             vErrors = [err24];
           }
@@ -6665,22 +6837,66 @@ const bodyValidators = (function(exports, require) {
           }
           errors++;
         }
+        if ((typeof data12 == "number") && (isFinite(data12))) {
+          if (data12 > 2147483647 || isNaN(data12)) {
+            const err25 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
+            if (vErrors === null) {
+              vErrors = [err25];
+            }
+            else {
+              vErrors.push(err25);
+            }
+            errors++;
+          }
+          if (data12 < -2147483648 || isNaN(data12)) {
+            const err26 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err26];
+            }
+            else {
+              vErrors.push(err26);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.timeEntries !== undefined) {
+        let data13 = data.timeEntries;
+        if (Array.isArray(data13)) {
+          const len0 = data13.length;
+          for (let i0 = 0; i0 < len0; i0++) {
+            if (!(wrapper6.validate(data13[i0], { instancePath: instancePath + "/timeEntries/" + i0, parentData: data13, parentDataProperty: i0, rootData, dynamicAnchors }))) {
+              vErrors = vErrors === null ? wrapper6.validate.errors : vErrors.concat(wrapper6.validate.errors);
+              errors = vErrors.length;
+            }
+          }
+        }
+        else {
+          const err27 = { instancePath: instancePath + "/timeEntries", schemaPath: "#/properties/timeEntries/type", keyword: "type", params: { type: "array" } };
+          if (vErrors === null) {
+            vErrors = [err27];
+          }
+          else {
+            vErrors.push(err27);
+          }
+          errors++;
+        }
       }
     }
     else {
-      const err25 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+      const err28 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
       if (vErrors === null) {
-        vErrors = [err25];
+        vErrors = [err28];
       }
       else {
-        vErrors.push(err25);
+        vErrors.push(err28);
       }
       errors++;
     }
     validate79.errors = vErrors;
     return errors === 0;
   }
-  validate79.evaluated = { "props": { "id": true, "description": true, "comment": true, "billable": true, "active": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "timeEntries": true }, "dynamicProps": false, "dynamicItems": false };
+  validate79.evaluated = { "props": { "id": true, "description": true, "comment": true, "billable": true, "active": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "version": true, "timeEntries": true }, "dynamicProps": false, "dynamicItems": false };
 
   const schema37 = { "$id": "UserSelection", "type": "object", "description": "User as a read returns it when `select` is given: only the selected properties and the expanded navigations (nested selects such as `client/name` give partial related items).", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Key. Set by the service; read-only.", "readOnly": true }, "title": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "firstName": { "type": "string", "maxLength": 80, "description": "At most 80 characters. Set by the service; read-only.", "readOnly": true }, "lastName": { "type": "string", "maxLength": 80, "description": "At most 80 characters. Set by the service; read-only.", "readOnly": true }, "email": { "type": "string", "maxLength": 80, "description": "At most 80 characters. Set by the service; read-only.", "readOnly": true }, "language": { "type": "string", "maxLength": 2, "description": "At most 2 characters. Set by the service; read-only.", "readOnly": true }, "accessRights": { "$ref": "UserAccessRights", "description": "Coded values: 10 = StandardUser, 20 = Administrator. Set by the service; read-only.", "readOnly": true }, "comment": { "type": ["string", "null"], "maxLength": 1500, "description": "At most 1500 characters. Set by the service; read-only.", "readOnly": true }, "active": { "type": "boolean", "description": "Set by the service; read-only.", "readOnly": true }, "custom1": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "custom2": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "custom3": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "custom4": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "custom5": { "type": ["string", "null"], "maxLength": 50, "description": "At most 50 characters. Set by the service; read-only.", "readOnly": true }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "Date-time (RFC 3339) with the offset of the service's time zone at that instant, e.g. 2026-11-22T09:00:00+01:00; read with any offset. Set by the service; read-only.", "readOnly": true }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Set by the service; read-only.", "readOnly": true }, "timeEntries": { "type": "array", "items": { "$ref": "TimeEntrySelection" }, "description": "The related TimeEntry items, present only when expanded (`expand=timeEntries`)." } } };
 
@@ -7688,20 +7904,10 @@ const bodyValidators = (function(exports, require) {
           }
         }
       }
-      if (data.project !== undefined) {
-        let data22 = data.project;
-        const _errs45 = errors;
-        let valid1 = false;
-        const _errs46 = errors;
-        if (!(wrapper5.validate(data22, { instancePath: instancePath + "/project", parentData: data, parentDataProperty: "project", rootData, dynamicAnchors }))) {
-          vErrors = vErrors === null ? wrapper5.validate.errors : vErrors.concat(wrapper5.validate.errors);
-          errors = vErrors.length;
-        }
-        var _valid0 = _errs46 === errors;
-        valid1 = valid1 || _valid0;
-        const _errs47 = errors;
-        if (data22 !== null) {
-          const err45 = { instancePath: instancePath + "/project", schemaPath: "#/properties/project/anyOf/1/type", keyword: "type", params: { type: "null" } };
+      if (data.version !== undefined) {
+        let data22 = data.version;
+        if (!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))) {
+          const err45 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/type", keyword: "type", params: { type: "integer" } };
           if (vErrors === null) {
             vErrors = [err45];
           }
@@ -7710,23 +7916,68 @@ const bodyValidators = (function(exports, require) {
           }
           errors++;
         }
-        var _valid0 = _errs47 === errors;
+        if ((typeof data22 == "number") && (isFinite(data22))) {
+          if (data22 > 2147483647 || isNaN(data22)) {
+            const err46 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
+            if (vErrors === null) {
+              vErrors = [err46];
+            }
+            else {
+              vErrors.push(err46);
+            }
+            errors++;
+          }
+          if (data22 < -2147483648 || isNaN(data22)) {
+            const err47 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err47];
+            }
+            else {
+              vErrors.push(err47);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.project !== undefined) {
+        let data23 = data.project;
+        const _errs47 = errors;
+        let valid1 = false;
+        const _errs48 = errors;
+        if (!(wrapper5.validate(data23, { instancePath: instancePath + "/project", parentData: data, parentDataProperty: "project", rootData, dynamicAnchors }))) {
+          vErrors = vErrors === null ? wrapper5.validate.errors : vErrors.concat(wrapper5.validate.errors);
+          errors = vErrors.length;
+        }
+        var _valid0 = _errs48 === errors;
         valid1 = valid1 || _valid0;
-        if (!valid1) {
-          const err46 = { instancePath: instancePath + "/project", schemaPath: "#/properties/project/anyOf", keyword: "anyOf", params: {} };
+        const _errs49 = errors;
+        if (data23 !== null) {
+          const err48 = { instancePath: instancePath + "/project", schemaPath: "#/properties/project/anyOf/1/type", keyword: "type", params: { type: "null" } };
           if (vErrors === null) {
-            vErrors = [err46];
+            vErrors = [err48];
           }
           else {
-            vErrors.push(err46);
+            vErrors.push(err48);
+          }
+          errors++;
+        }
+        var _valid0 = _errs49 === errors;
+        valid1 = valid1 || _valid0;
+        if (!valid1) {
+          const err49 = { instancePath: instancePath + "/project", schemaPath: "#/properties/project/anyOf", keyword: "anyOf", params: {} };
+          if (vErrors === null) {
+            vErrors = [err49];
+          }
+          else {
+            vErrors.push(err49);
           }
           errors++;
         }
         else {
-          errors = _errs45;
+          errors = _errs47;
           if (vErrors !== null) {
-            if (_errs45) {
-              vErrors.length = _errs45;
+            if (_errs47) {
+              vErrors.length = _errs47;
             }
             else {
               vErrors = null;
@@ -7735,15 +7986,15 @@ const bodyValidators = (function(exports, require) {
         }
       }
       if (data.task !== undefined) {
-        let data23 = data.task;
-        const _errs50 = errors;
+        let data24 = data.task;
+        const _errs52 = errors;
         let valid2 = false;
-        const _errs51 = errors;
-        if (!(validate79(data23, { instancePath: instancePath + "/task", parentData: data, parentDataProperty: "task", rootData, dynamicAnchors }))) {
+        const _errs53 = errors;
+        if (!(validate79(data24, { instancePath: instancePath + "/task", parentData: data, parentDataProperty: "task", rootData, dynamicAnchors }))) {
           vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
           errors = vErrors.length;
         }
-        var _valid1 = _errs51 === errors;
+        var _valid1 = _errs53 === errors;
         valid2 = valid2 || _valid1;
         if (_valid1) {
           var props1 = {};
@@ -7759,36 +8010,37 @@ const bodyValidators = (function(exports, require) {
           props1.custom5 = true;
           props1.lastChangeTime = true;
           props1.lastChangeAuthor = true;
+          props1.version = true;
           props1.timeEntries = true;
         }
-        const _errs52 = errors;
-        if (data23 !== null) {
-          const err47 = { instancePath: instancePath + "/task", schemaPath: "#/properties/task/anyOf/1/type", keyword: "type", params: { type: "null" } };
+        const _errs54 = errors;
+        if (data24 !== null) {
+          const err50 = { instancePath: instancePath + "/task", schemaPath: "#/properties/task/anyOf/1/type", keyword: "type", params: { type: "null" } };
           if (vErrors === null) {
-            vErrors = [err47];
+            vErrors = [err50];
           }
           else {
-            vErrors.push(err47);
+            vErrors.push(err50);
           }
           errors++;
         }
-        var _valid1 = _errs52 === errors;
+        var _valid1 = _errs54 === errors;
         valid2 = valid2 || _valid1;
         if (!valid2) {
-          const err48 = { instancePath: instancePath + "/task", schemaPath: "#/properties/task/anyOf", keyword: "anyOf", params: {} };
+          const err51 = { instancePath: instancePath + "/task", schemaPath: "#/properties/task/anyOf", keyword: "anyOf", params: {} };
           if (vErrors === null) {
-            vErrors = [err48];
+            vErrors = [err51];
           }
           else {
-            vErrors.push(err48);
+            vErrors.push(err51);
           }
           errors++;
         }
         else {
-          errors = _errs50;
+          errors = _errs52;
           if (vErrors !== null) {
-            if (_errs50) {
-              vErrors.length = _errs50;
+            if (_errs52) {
+              vErrors.length = _errs52;
             }
             else {
               vErrors = null;
@@ -7797,15 +8049,15 @@ const bodyValidators = (function(exports, require) {
         }
       }
       if (data.user !== undefined) {
-        let data24 = data.user;
-        const _errs55 = errors;
+        let data25 = data.user;
+        const _errs57 = errors;
         let valid3 = false;
-        const _errs56 = errors;
-        if (!(validate81(data24, { instancePath: instancePath + "/user", parentData: data, parentDataProperty: "user", rootData, dynamicAnchors }))) {
+        const _errs58 = errors;
+        if (!(validate81(data25, { instancePath: instancePath + "/user", parentData: data, parentDataProperty: "user", rootData, dynamicAnchors }))) {
           vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
           errors = vErrors.length;
         }
-        var _valid2 = _errs56 === errors;
+        var _valid2 = _errs58 === errors;
         valid3 = valid3 || _valid2;
         if (_valid2) {
           var props2 = {};
@@ -7827,34 +8079,34 @@ const bodyValidators = (function(exports, require) {
           props2.lastChangeAuthor = true;
           props2.timeEntries = true;
         }
-        const _errs57 = errors;
-        if (data24 !== null) {
-          const err49 = { instancePath: instancePath + "/user", schemaPath: "#/properties/user/anyOf/1/type", keyword: "type", params: { type: "null" } };
+        const _errs59 = errors;
+        if (data25 !== null) {
+          const err52 = { instancePath: instancePath + "/user", schemaPath: "#/properties/user/anyOf/1/type", keyword: "type", params: { type: "null" } };
           if (vErrors === null) {
-            vErrors = [err49];
+            vErrors = [err52];
           }
           else {
-            vErrors.push(err49);
+            vErrors.push(err52);
           }
           errors++;
         }
-        var _valid2 = _errs57 === errors;
+        var _valid2 = _errs59 === errors;
         valid3 = valid3 || _valid2;
         if (!valid3) {
-          const err50 = { instancePath: instancePath + "/user", schemaPath: "#/properties/user/anyOf", keyword: "anyOf", params: {} };
+          const err53 = { instancePath: instancePath + "/user", schemaPath: "#/properties/user/anyOf", keyword: "anyOf", params: {} };
           if (vErrors === null) {
-            vErrors = [err50];
+            vErrors = [err53];
           }
           else {
-            vErrors.push(err50);
+            vErrors.push(err53);
           }
           errors++;
         }
         else {
-          errors = _errs55;
+          errors = _errs57;
           if (vErrors !== null) {
-            if (_errs55) {
-              vErrors.length = _errs55;
+            if (_errs57) {
+              vErrors.length = _errs57;
             }
             else {
               vErrors = null;
@@ -7864,19 +8116,19 @@ const bodyValidators = (function(exports, require) {
       }
     }
     else {
-      const err51 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+      const err54 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
       if (vErrors === null) {
-        vErrors = [err51];
+        vErrors = [err54];
       }
       else {
-        vErrors.push(err51);
+        vErrors.push(err54);
       }
       errors++;
     }
     validate77.errors = vErrors;
     return errors === 0;
   }
-  validate77.evaluated = { "props": { "id": true, "typeId": true, "userId": true, "projectId": true, "taskId": true, "startTime": true, "endTime": true, "durationSeconds": true, "durationString": true, "comment": true, "billable": true, "locked": true, "isEditable": true, "revenuePerHour": true, "revenueTotal": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "project": true, "task": true, "user": true }, "dynamicProps": false, "dynamicItems": false };
+  validate77.evaluated = { "props": { "id": true, "typeId": true, "userId": true, "projectId": true, "taskId": true, "startTime": true, "endTime": true, "durationSeconds": true, "durationString": true, "comment": true, "billable": true, "locked": true, "isEditable": true, "revenuePerHour": true, "revenueTotal": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "version": true, "project": true, "task": true, "user": true }, "dynamicProps": false, "dynamicItems": false };
 
 
   function validate76(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
@@ -8330,20 +8582,10 @@ const bodyValidators = (function(exports, require) {
           }
         }
       }
-      if (data.client !== undefined) {
-        let data17 = data.client;
-        const _errs36 = errors;
-        let valid1 = false;
-        const _errs37 = errors;
-        if (!(wrapper4.validate(data17, { instancePath: instancePath + "/client", parentData: data, parentDataProperty: "client", rootData, dynamicAnchors }))) {
-          vErrors = vErrors === null ? wrapper4.validate.errors : vErrors.concat(wrapper4.validate.errors);
-          errors = vErrors.length;
-        }
-        var _valid0 = _errs37 === errors;
-        valid1 = valid1 || _valid0;
-        const _errs38 = errors;
-        if (data17 !== null) {
-          const err36 = { instancePath: instancePath + "/client", schemaPath: "#/properties/client/anyOf/1/type", keyword: "type", params: { type: "null" } };
+      if (data.version !== undefined) {
+        let data17 = data.version;
+        if (!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))) {
+          const err36 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/type", keyword: "type", params: { type: "integer" } };
           if (vErrors === null) {
             vErrors = [err36];
           }
@@ -8352,23 +8594,68 @@ const bodyValidators = (function(exports, require) {
           }
           errors++;
         }
-        var _valid0 = _errs38 === errors;
+        if ((typeof data17 == "number") && (isFinite(data17))) {
+          if (data17 > 2147483647 || isNaN(data17)) {
+            const err37 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
+            if (vErrors === null) {
+              vErrors = [err37];
+            }
+            else {
+              vErrors.push(err37);
+            }
+            errors++;
+          }
+          if (data17 < -2147483648 || isNaN(data17)) {
+            const err38 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err38];
+            }
+            else {
+              vErrors.push(err38);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.client !== undefined) {
+        let data18 = data.client;
+        const _errs38 = errors;
+        let valid1 = false;
+        const _errs39 = errors;
+        if (!(wrapper4.validate(data18, { instancePath: instancePath + "/client", parentData: data, parentDataProperty: "client", rootData, dynamicAnchors }))) {
+          vErrors = vErrors === null ? wrapper4.validate.errors : vErrors.concat(wrapper4.validate.errors);
+          errors = vErrors.length;
+        }
+        var _valid0 = _errs39 === errors;
         valid1 = valid1 || _valid0;
-        if (!valid1) {
-          const err37 = { instancePath: instancePath + "/client", schemaPath: "#/properties/client/anyOf", keyword: "anyOf", params: {} };
+        const _errs40 = errors;
+        if (data18 !== null) {
+          const err39 = { instancePath: instancePath + "/client", schemaPath: "#/properties/client/anyOf/1/type", keyword: "type", params: { type: "null" } };
           if (vErrors === null) {
-            vErrors = [err37];
+            vErrors = [err39];
           }
           else {
-            vErrors.push(err37);
+            vErrors.push(err39);
+          }
+          errors++;
+        }
+        var _valid0 = _errs40 === errors;
+        valid1 = valid1 || _valid0;
+        if (!valid1) {
+          const err40 = { instancePath: instancePath + "/client", schemaPath: "#/properties/client/anyOf", keyword: "anyOf", params: {} };
+          if (vErrors === null) {
+            vErrors = [err40];
+          }
+          else {
+            vErrors.push(err40);
           }
           errors++;
         }
         else {
-          errors = _errs36;
+          errors = _errs38;
           if (vErrors !== null) {
-            if (_errs36) {
-              vErrors.length = _errs36;
+            if (_errs38) {
+              vErrors.length = _errs38;
             }
             else {
               vErrors = null;
@@ -8377,42 +8664,42 @@ const bodyValidators = (function(exports, require) {
         }
       }
       if (data.timeEntries !== undefined) {
-        let data18 = data.timeEntries;
-        if (Array.isArray(data18)) {
-          const len0 = data18.length;
+        let data19 = data.timeEntries;
+        if (Array.isArray(data19)) {
+          const len0 = data19.length;
           for (let i0 = 0; i0 < len0; i0++) {
-            if (!(validate77(data18[i0], { instancePath: instancePath + "/timeEntries/" + i0, parentData: data18, parentDataProperty: i0, rootData, dynamicAnchors }))) {
+            if (!(validate77(data19[i0], { instancePath: instancePath + "/timeEntries/" + i0, parentData: data19, parentDataProperty: i0, rootData, dynamicAnchors }))) {
               vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
               errors = vErrors.length;
             }
           }
         }
         else {
-          const err38 = { instancePath: instancePath + "/timeEntries", schemaPath: "#/properties/timeEntries/type", keyword: "type", params: { type: "array" } };
+          const err41 = { instancePath: instancePath + "/timeEntries", schemaPath: "#/properties/timeEntries/type", keyword: "type", params: { type: "array" } };
           if (vErrors === null) {
-            vErrors = [err38];
+            vErrors = [err41];
           }
           else {
-            vErrors.push(err38);
+            vErrors.push(err41);
           }
           errors++;
         }
       }
     }
     else {
-      const err39 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+      const err42 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
       if (vErrors === null) {
-        vErrors = [err39];
+        vErrors = [err42];
       }
       else {
-        vErrors.push(err39);
+        vErrors.push(err42);
       }
       errors++;
     }
     validate76.errors = vErrors;
     return errors === 0;
   }
-  validate76.evaluated = { "props": { "id": true, "name": true, "active": true, "comment": true, "timeBudget": true, "clientId": true, "hourlyRate": true, "assignedToCurrentUser": true, "assignedUsers": true, "assignedTasks": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "client": true, "timeEntries": true }, "dynamicProps": false, "dynamicItems": false };
+  validate76.evaluated = { "props": { "id": true, "name": true, "active": true, "comment": true, "timeBudget": true, "clientId": true, "hourlyRate": true, "assignedToCurrentUser": true, "assignedUsers": true, "assignedTasks": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "version": true, "client": true, "timeEntries": true }, "dynamicProps": false, "dynamicItems": false };
 
 
   function validate75(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
@@ -8721,19 +9008,10 @@ const bodyValidators = (function(exports, require) {
           }
         }
       }
-      if (data.projects !== undefined) {
-        let data12 = data.projects;
-        if (Array.isArray(data12)) {
-          const len0 = data12.length;
-          for (let i0 = 0; i0 < len0; i0++) {
-            if (!(validate76(data12[i0], { instancePath: instancePath + "/projects/" + i0, parentData: data12, parentDataProperty: i0, rootData, dynamicAnchors }))) {
-              vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
-              errors = vErrors.length;
-            }
-          }
-        }
-        else {
-          const err24 = { instancePath: instancePath + "/projects", schemaPath: "#/properties/projects/type", keyword: "type", params: { type: "array" } };
+      if (data.version !== undefined) {
+        let data12 = data.version;
+        if (!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))) {
+          const err24 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/type", keyword: "type", params: { type: "integer" } };
           if (vErrors === null) {
             vErrors = [err24];
           }
@@ -8742,22 +9020,66 @@ const bodyValidators = (function(exports, require) {
           }
           errors++;
         }
+        if ((typeof data12 == "number") && (isFinite(data12))) {
+          if (data12 > 2147483647 || isNaN(data12)) {
+            const err25 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
+            if (vErrors === null) {
+              vErrors = [err25];
+            }
+            else {
+              vErrors.push(err25);
+            }
+            errors++;
+          }
+          if (data12 < -2147483648 || isNaN(data12)) {
+            const err26 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err26];
+            }
+            else {
+              vErrors.push(err26);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.projects !== undefined) {
+        let data13 = data.projects;
+        if (Array.isArray(data13)) {
+          const len0 = data13.length;
+          for (let i0 = 0; i0 < len0; i0++) {
+            if (!(validate76(data13[i0], { instancePath: instancePath + "/projects/" + i0, parentData: data13, parentDataProperty: i0, rootData, dynamicAnchors }))) {
+              vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+              errors = vErrors.length;
+            }
+          }
+        }
+        else {
+          const err27 = { instancePath: instancePath + "/projects", schemaPath: "#/properties/projects/type", keyword: "type", params: { type: "array" } };
+          if (vErrors === null) {
+            vErrors = [err27];
+          }
+          else {
+            vErrors.push(err27);
+          }
+          errors++;
+        }
       }
     }
     else {
-      const err25 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+      const err28 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
       if (vErrors === null) {
-        vErrors = [err25];
+        vErrors = [err28];
       }
       else {
-        vErrors.push(err25);
+        vErrors.push(err28);
       }
       errors++;
     }
     validate75.errors = vErrors;
     return errors === 0;
   }
-  validate75.evaluated = { "props": { "id": true, "name": true, "comment": true, "active": true, "assignedToCurrentUser": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "projects": true }, "dynamicProps": false, "dynamicItems": false };
+  validate75.evaluated = { "props": { "id": true, "name": true, "comment": true, "active": true, "assignedToCurrentUser": true, "custom1": true, "custom2": true, "custom3": true, "custom4": true, "custom5": true, "lastChangeTime": true, "lastChangeAuthor": true, "version": true, "projects": true }, "dynamicProps": false, "dynamicItems": false };
 
   exports.ClientSelectionList = validate86;
   const schema38 = { "$id": "ClientSelectionList", "type": "object", "description": "A page of Client items as a list returns it when `select` is given: each item has only the selected properties and the expanded navigations.", "properties": { "items": { "type": "array", "items": { "$ref": "ClientSelection" } }, "next": { "type": ["string", "null"], "description": "Relative URL of the next page (`/api/v1/...?cursor=...`), or null on the last page." }, "total": { "type": "integer", "minimum": 0, "description": "Number of all matching items; only with `count=true`." } }, "required": ["items", "next"] };
@@ -14203,7 +14525,7 @@ const queryValidators = (function(exports, require) {
   validate52.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
   exports.ClientsListQuery = validate53;
-  const schema20 = { "$id": "ClientsListQuery", "type": "object", "description": "Query parameters of a list of Clients.", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `id` equals this value." }, "name": { "type": "string", "maxLength": 50, "description": "Only items whose `name` equals this value." }, "comment": { "type": "string", "maxLength": 1500, "description": "Only items whose `comment` equals this value." }, "active": { "type": "boolean", "description": "Only items whose `active` equals this value." }, "custom1": { "type": "string", "maxLength": 50, "description": "Only items whose `custom1` equals this value." }, "custom2": { "type": "string", "maxLength": 50, "description": "Only items whose `custom2` equals this value." }, "custom3": { "type": "string", "maxLength": 50, "description": "Only items whose `custom3` equals this value." }, "custom4": { "type": "string", "maxLength": 50, "description": "Only items whose `custom4` equals this value." }, "custom5": { "type": "string", "maxLength": 50, "description": "Only items whose `custom5` equals this value." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "Only items whose `lastChangeTime` equals this value." }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `lastChangeAuthor` equals this value." }, "filter": { "type": "string", "minLength": 1, "description": "OData V2 `$filter` expression over the REST (camelCase) property names, e.g. `id gt 10`." }, "orderBy": { "type": "string", "minLength": 1, "description": "Sort order: comma-separated sortable properties, each optionally followed by `asc` or `desc` (`id`, `name`, `active`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`)." }, "select": { "type": "string", "minLength": 1, "description": "Properties to return, comma-separated (`id`, `name`, `comment`, `active`, `assignedToCurrentUser`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`, `projects`)." }, "expand": { "type": "string", "minLength": 1, "description": "Related entities to embed, comma-separated, nested with `/` (`projects`)." }, "limit": { "type": "integer", "minimum": 1, "maximum": 1000, "default": 100, "description": "Page size, 1 to 1000." }, "cursor": { "type": "string", "minLength": 1, "description": "Opaque cursor from the `next` link of the previous page." }, "count": { "type": "boolean", "description": "When true, the page includes `total`, the number of matching items." } }, "additionalProperties": false };
+  const schema20 = { "$id": "ClientsListQuery", "type": "object", "description": "Query parameters of a list of Clients.", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `id` equals this value." }, "name": { "type": "string", "maxLength": 50, "description": "Only items whose `name` equals this value." }, "comment": { "type": "string", "maxLength": 1500, "description": "Only items whose `comment` equals this value." }, "active": { "type": "boolean", "description": "Only items whose `active` equals this value." }, "custom1": { "type": "string", "maxLength": 50, "description": "Only items whose `custom1` equals this value." }, "custom2": { "type": "string", "maxLength": 50, "description": "Only items whose `custom2` equals this value." }, "custom3": { "type": "string", "maxLength": 50, "description": "Only items whose `custom3` equals this value." }, "custom4": { "type": "string", "maxLength": 50, "description": "Only items whose `custom4` equals this value." }, "custom5": { "type": "string", "maxLength": 50, "description": "Only items whose `custom5` equals this value." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "Only items whose `lastChangeTime` equals this value." }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `lastChangeAuthor` equals this value." }, "version": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `version` equals this value." }, "filter": { "type": "string", "minLength": 1, "description": "OData V2 `$filter` expression over the REST (camelCase) property names, e.g. `id gt 10`." }, "orderBy": { "type": "string", "minLength": 1, "description": "Sort order: comma-separated sortable properties, each optionally followed by `asc` or `desc` (`id`, `name`, `active`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`, `version`)." }, "select": { "type": "string", "minLength": 1, "description": "Properties to return, comma-separated (`id`, `name`, `comment`, `active`, `assignedToCurrentUser`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`, `version`, `projects`)." }, "expand": { "type": "string", "minLength": 1, "description": "Related entities to embed, comma-separated, nested with `/` (`projects`)." }, "limit": { "type": "integer", "minimum": 1, "maximum": 1000, "default": 100, "description": "Page size, 1 to 1000." }, "cursor": { "type": "string", "minLength": 1, "description": "Opaque cursor from the `next` link of the previous page." }, "count": { "type": "boolean", "description": "When true, the page includes `total`, the number of matching items." } }, "additionalProperties": false };
 
   function validate53(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
 /*# sourceURL="ClientsListQuery" */;
@@ -14705,20 +15027,18 @@ const queryValidators = (function(exports, require) {
           }
         }
       }
-      if (data.filter !== undefined) {
-        let data11 = data.filter;
-        if (typeof data11 !== "string") {
+      if (data.version !== undefined) {
+        let data11 = data.version;
+        if (!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))) {
           let dataType11 = typeof data11;
           let coerced11 = undefined;
           if (!(coerced11 !== undefined)) {
-            if (dataType11 == "number" || dataType11 == "boolean") {
-              coerced11 = "" + data11;
-            }
-            else if (data11 === null) {
-              coerced11 = "";
+            if (dataType11 === "boolean" || data11 === null
+              || (dataType11 === "string" && data11 && data11 == +data11 && !(data11 % 1))) {
+              coerced11 = +data11;
             }
             else {
-              const err24 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/type", keyword: "type", params: { type: "string" } };
+              const err24 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/type", keyword: "type", params: { type: "integer" } };
               if (vErrors === null) {
                 vErrors = [err24];
               }
@@ -14731,13 +15051,13 @@ const queryValidators = (function(exports, require) {
           if (coerced11 !== undefined) {
             data11 = coerced11;
             if (data !== undefined) {
-              data["filter"] = coerced11;
+              data["version"] = coerced11;
             }
           }
         }
-        if (typeof data11 === "string") {
-          if (func2(data11) < 1) {
-            const err25 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/minLength", keyword: "minLength", params: { limit: 1 } };
+        if ((typeof data11 == "number") && (isFinite(data11))) {
+          if (data11 > 2147483647 || isNaN(data11)) {
+            const err25 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
             if (vErrors === null) {
               vErrors = [err25];
             }
@@ -14746,10 +15066,20 @@ const queryValidators = (function(exports, require) {
             }
             errors++;
           }
+          if (data11 < -2147483648 || isNaN(data11)) {
+            const err26 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err26];
+            }
+            else {
+              vErrors.push(err26);
+            }
+            errors++;
+          }
         }
       }
-      if (data.orderBy !== undefined) {
-        let data12 = data.orderBy;
+      if (data.filter !== undefined) {
+        let data12 = data.filter;
         if (typeof data12 !== "string") {
           let dataType12 = typeof data12;
           let coerced12 = undefined;
@@ -14761,12 +15091,12 @@ const queryValidators = (function(exports, require) {
               coerced12 = "";
             }
             else {
-              const err26 = { instancePath: instancePath + "/orderBy", schemaPath: "#/properties/orderBy/type", keyword: "type", params: { type: "string" } };
+              const err27 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/type", keyword: "type", params: { type: "string" } };
               if (vErrors === null) {
-                vErrors = [err26];
+                vErrors = [err27];
               }
               else {
-                vErrors.push(err26);
+                vErrors.push(err27);
               }
               errors++;
             }
@@ -14774,25 +15104,25 @@ const queryValidators = (function(exports, require) {
           if (coerced12 !== undefined) {
             data12 = coerced12;
             if (data !== undefined) {
-              data["orderBy"] = coerced12;
+              data["filter"] = coerced12;
             }
           }
         }
         if (typeof data12 === "string") {
           if (func2(data12) < 1) {
-            const err27 = { instancePath: instancePath + "/orderBy", schemaPath: "#/properties/orderBy/minLength", keyword: "minLength", params: { limit: 1 } };
+            const err28 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/minLength", keyword: "minLength", params: { limit: 1 } };
             if (vErrors === null) {
-              vErrors = [err27];
+              vErrors = [err28];
             }
             else {
-              vErrors.push(err27);
+              vErrors.push(err28);
             }
             errors++;
           }
         }
       }
-      if (data.select !== undefined) {
-        let data13 = data.select;
+      if (data.orderBy !== undefined) {
+        let data13 = data.orderBy;
         if (typeof data13 !== "string") {
           let dataType13 = typeof data13;
           let coerced13 = undefined;
@@ -14804,12 +15134,12 @@ const queryValidators = (function(exports, require) {
               coerced13 = "";
             }
             else {
-              const err28 = { instancePath: instancePath + "/select", schemaPath: "#/properties/select/type", keyword: "type", params: { type: "string" } };
+              const err29 = { instancePath: instancePath + "/orderBy", schemaPath: "#/properties/orderBy/type", keyword: "type", params: { type: "string" } };
               if (vErrors === null) {
-                vErrors = [err28];
+                vErrors = [err29];
               }
               else {
-                vErrors.push(err28);
+                vErrors.push(err29);
               }
               errors++;
             }
@@ -14817,25 +15147,25 @@ const queryValidators = (function(exports, require) {
           if (coerced13 !== undefined) {
             data13 = coerced13;
             if (data !== undefined) {
-              data["select"] = coerced13;
+              data["orderBy"] = coerced13;
             }
           }
         }
         if (typeof data13 === "string") {
           if (func2(data13) < 1) {
-            const err29 = { instancePath: instancePath + "/select", schemaPath: "#/properties/select/minLength", keyword: "minLength", params: { limit: 1 } };
+            const err30 = { instancePath: instancePath + "/orderBy", schemaPath: "#/properties/orderBy/minLength", keyword: "minLength", params: { limit: 1 } };
             if (vErrors === null) {
-              vErrors = [err29];
+              vErrors = [err30];
             }
             else {
-              vErrors.push(err29);
+              vErrors.push(err30);
             }
             errors++;
           }
         }
       }
-      if (data.expand !== undefined) {
-        let data14 = data.expand;
+      if (data.select !== undefined) {
+        let data14 = data.select;
         if (typeof data14 !== "string") {
           let dataType14 = typeof data14;
           let coerced14 = undefined;
@@ -14847,12 +15177,12 @@ const queryValidators = (function(exports, require) {
               coerced14 = "";
             }
             else {
-              const err30 = { instancePath: instancePath + "/expand", schemaPath: "#/properties/expand/type", keyword: "type", params: { type: "string" } };
+              const err31 = { instancePath: instancePath + "/select", schemaPath: "#/properties/select/type", keyword: "type", params: { type: "string" } };
               if (vErrors === null) {
-                vErrors = [err30];
+                vErrors = [err31];
               }
               else {
-                vErrors.push(err30);
+                vErrors.push(err31);
               }
               errors++;
             }
@@ -14860,40 +15190,42 @@ const queryValidators = (function(exports, require) {
           if (coerced14 !== undefined) {
             data14 = coerced14;
             if (data !== undefined) {
-              data["expand"] = coerced14;
+              data["select"] = coerced14;
             }
           }
         }
         if (typeof data14 === "string") {
           if (func2(data14) < 1) {
-            const err31 = { instancePath: instancePath + "/expand", schemaPath: "#/properties/expand/minLength", keyword: "minLength", params: { limit: 1 } };
+            const err32 = { instancePath: instancePath + "/select", schemaPath: "#/properties/select/minLength", keyword: "minLength", params: { limit: 1 } };
             if (vErrors === null) {
-              vErrors = [err31];
+              vErrors = [err32];
             }
             else {
-              vErrors.push(err31);
+              vErrors.push(err32);
             }
             errors++;
           }
         }
       }
-      if (data.limit !== undefined) {
-        let data15 = data.limit;
-        if (!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))) {
+      if (data.expand !== undefined) {
+        let data15 = data.expand;
+        if (typeof data15 !== "string") {
           let dataType15 = typeof data15;
           let coerced15 = undefined;
           if (!(coerced15 !== undefined)) {
-            if (dataType15 === "boolean" || data15 === null
-              || (dataType15 === "string" && data15 && data15 == +data15 && !(data15 % 1))) {
-              coerced15 = +data15;
+            if (dataType15 == "number" || dataType15 == "boolean") {
+              coerced15 = "" + data15;
+            }
+            else if (data15 === null) {
+              coerced15 = "";
             }
             else {
-              const err32 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" } };
+              const err33 = { instancePath: instancePath + "/expand", schemaPath: "#/properties/expand/type", keyword: "type", params: { type: "string" } };
               if (vErrors === null) {
-                vErrors = [err32];
+                vErrors = [err33];
               }
               else {
-                vErrors.push(err32);
+                vErrors.push(err33);
               }
               errors++;
             }
@@ -14901,23 +15233,13 @@ const queryValidators = (function(exports, require) {
           if (coerced15 !== undefined) {
             data15 = coerced15;
             if (data !== undefined) {
-              data["limit"] = coerced15;
+              data["expand"] = coerced15;
             }
           }
         }
-        if ((typeof data15 == "number") && (isFinite(data15))) {
-          if (data15 > 1000 || isNaN(data15)) {
-            const err33 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 } };
-            if (vErrors === null) {
-              vErrors = [err33];
-            }
-            else {
-              vErrors.push(err33);
-            }
-            errors++;
-          }
-          if (data15 < 1 || isNaN(data15)) {
-            const err34 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
+        if (typeof data15 === "string") {
+          if (func2(data15) < 1) {
+            const err34 = { instancePath: instancePath + "/expand", schemaPath: "#/properties/expand/minLength", keyword: "minLength", params: { limit: 1 } };
             if (vErrors === null) {
               vErrors = [err34];
             }
@@ -14928,20 +15250,18 @@ const queryValidators = (function(exports, require) {
           }
         }
       }
-      if (data.cursor !== undefined) {
-        let data16 = data.cursor;
-        if (typeof data16 !== "string") {
+      if (data.limit !== undefined) {
+        let data16 = data.limit;
+        if (!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))) {
           let dataType16 = typeof data16;
           let coerced16 = undefined;
           if (!(coerced16 !== undefined)) {
-            if (dataType16 == "number" || dataType16 == "boolean") {
-              coerced16 = "" + data16;
-            }
-            else if (data16 === null) {
-              coerced16 = "";
+            if (dataType16 === "boolean" || data16 === null
+              || (dataType16 === "string" && data16 && data16 == +data16 && !(data16 % 1))) {
+              coerced16 = +data16;
             }
             else {
-              const err35 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" } };
+              const err35 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" } };
               if (vErrors === null) {
                 vErrors = [err35];
               }
@@ -14954,13 +15274,13 @@ const queryValidators = (function(exports, require) {
           if (coerced16 !== undefined) {
             data16 = coerced16;
             if (data !== undefined) {
-              data["cursor"] = coerced16;
+              data["limit"] = coerced16;
             }
           }
         }
-        if (typeof data16 === "string") {
-          if (func2(data16) < 1) {
-            const err36 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 } };
+        if ((typeof data16 == "number") && (isFinite(data16))) {
+          if (data16 > 1000 || isNaN(data16)) {
+            const err36 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 } };
             if (vErrors === null) {
               vErrors = [err36];
             }
@@ -14969,26 +15289,37 @@ const queryValidators = (function(exports, require) {
             }
             errors++;
           }
-        }
-      }
-      if (data.count !== undefined) {
-        let data17 = data.count;
-        if (typeof data17 !== "boolean") {
-          let coerced17 = undefined;
-          if (!(coerced17 !== undefined)) {
-            if (data17 === "false" || data17 === 0 || data17 === null) {
-              coerced17 = false;
-            }
-            else if (data17 === "true" || data17 === 1) {
-              coerced17 = true;
+          if (data16 < 1 || isNaN(data16)) {
+            const err37 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
+            if (vErrors === null) {
+              vErrors = [err37];
             }
             else {
-              const err37 = { instancePath: instancePath + "/count", schemaPath: "#/properties/count/type", keyword: "type", params: { type: "boolean" } };
+              vErrors.push(err37);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.cursor !== undefined) {
+        let data17 = data.cursor;
+        if (typeof data17 !== "string") {
+          let dataType17 = typeof data17;
+          let coerced17 = undefined;
+          if (!(coerced17 !== undefined)) {
+            if (dataType17 == "number" || dataType17 == "boolean") {
+              coerced17 = "" + data17;
+            }
+            else if (data17 === null) {
+              coerced17 = "";
+            }
+            else {
+              const err38 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" } };
               if (vErrors === null) {
-                vErrors = [err37];
+                vErrors = [err38];
               }
               else {
-                vErrors.push(err37);
+                vErrors.push(err38);
               }
               errors++;
             }
@@ -14996,19 +15327,61 @@ const queryValidators = (function(exports, require) {
           if (coerced17 !== undefined) {
             data17 = coerced17;
             if (data !== undefined) {
-              data["count"] = coerced17;
+              data["cursor"] = coerced17;
+            }
+          }
+        }
+        if (typeof data17 === "string") {
+          if (func2(data17) < 1) {
+            const err39 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 } };
+            if (vErrors === null) {
+              vErrors = [err39];
+            }
+            else {
+              vErrors.push(err39);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.count !== undefined) {
+        let data18 = data.count;
+        if (typeof data18 !== "boolean") {
+          let coerced18 = undefined;
+          if (!(coerced18 !== undefined)) {
+            if (data18 === "false" || data18 === 0 || data18 === null) {
+              coerced18 = false;
+            }
+            else if (data18 === "true" || data18 === 1) {
+              coerced18 = true;
+            }
+            else {
+              const err40 = { instancePath: instancePath + "/count", schemaPath: "#/properties/count/type", keyword: "type", params: { type: "boolean" } };
+              if (vErrors === null) {
+                vErrors = [err40];
+              }
+              else {
+                vErrors.push(err40);
+              }
+              errors++;
+            }
+          }
+          if (coerced18 !== undefined) {
+            data18 = coerced18;
+            if (data !== undefined) {
+              data["count"] = coerced18;
             }
           }
         }
       }
     }
     else {
-      const err38 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+      const err41 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
       if (vErrors === null) {
-        vErrors = [err38];
+        vErrors = [err41];
       }
       else {
-        vErrors.push(err38);
+        vErrors.push(err41);
       }
       errors++;
     }
@@ -15114,7 +15487,7 @@ const queryValidators = (function(exports, require) {
   validate54.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
   exports.ProjectsListQuery = validate55;
-  const schema22 = { "$id": "ProjectsListQuery", "type": "object", "description": "Query parameters of a list of Projects.", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `id` equals this value." }, "name": { "type": "string", "maxLength": 50, "description": "Only items whose `name` equals this value." }, "active": { "type": "boolean", "description": "Only items whose `active` equals this value." }, "comment": { "type": "string", "maxLength": 1500, "description": "Only items whose `comment` equals this value." }, "timeBudget": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `timeBudget` equals this value." }, "clientId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `clientId` equals this value." }, "hourlyRate": { "type": "string", "pattern": "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "description": "Only items whose `hourlyRate` equals this value." }, "custom1": { "type": "string", "maxLength": 50, "description": "Only items whose `custom1` equals this value." }, "custom2": { "type": "string", "maxLength": 50, "description": "Only items whose `custom2` equals this value." }, "custom3": { "type": "string", "maxLength": 50, "description": "Only items whose `custom3` equals this value." }, "custom4": { "type": "string", "maxLength": 50, "description": "Only items whose `custom4` equals this value." }, "custom5": { "type": "string", "maxLength": 50, "description": "Only items whose `custom5` equals this value." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "Only items whose `lastChangeTime` equals this value." }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `lastChangeAuthor` equals this value." }, "filter": { "type": "string", "minLength": 1, "description": "OData V2 `$filter` expression over the REST (camelCase) property names, e.g. `id gt 10`." }, "orderBy": { "type": "string", "minLength": 1, "description": "Sort order: comma-separated sortable properties, each optionally followed by `asc` or `desc` (`id`, `name`, `active`, `timeBudget`, `clientId`, `hourlyRate`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`)." }, "select": { "type": "string", "minLength": 1, "description": "Properties to return, comma-separated (`id`, `name`, `active`, `comment`, `timeBudget`, `clientId`, `hourlyRate`, `assignedToCurrentUser`, `assignedUsers`, `assignedTasks`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`, `client`, `timeEntries`)." }, "expand": { "type": "string", "minLength": 1, "description": "Related entities to embed, comma-separated, nested with `/` (`client`, `timeEntries`)." }, "limit": { "type": "integer", "minimum": 1, "maximum": 1000, "default": 100, "description": "Page size, 1 to 1000." }, "cursor": { "type": "string", "minLength": 1, "description": "Opaque cursor from the `next` link of the previous page." }, "count": { "type": "boolean", "description": "When true, the page includes `total`, the number of matching items." } }, "additionalProperties": false };
+  const schema22 = { "$id": "ProjectsListQuery", "type": "object", "description": "Query parameters of a list of Projects.", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `id` equals this value." }, "name": { "type": "string", "maxLength": 50, "description": "Only items whose `name` equals this value." }, "active": { "type": "boolean", "description": "Only items whose `active` equals this value." }, "comment": { "type": "string", "maxLength": 1500, "description": "Only items whose `comment` equals this value." }, "timeBudget": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `timeBudget` equals this value." }, "clientId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `clientId` equals this value." }, "hourlyRate": { "type": "string", "pattern": "^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "description": "Only items whose `hourlyRate` equals this value." }, "custom1": { "type": "string", "maxLength": 50, "description": "Only items whose `custom1` equals this value." }, "custom2": { "type": "string", "maxLength": 50, "description": "Only items whose `custom2` equals this value." }, "custom3": { "type": "string", "maxLength": 50, "description": "Only items whose `custom3` equals this value." }, "custom4": { "type": "string", "maxLength": 50, "description": "Only items whose `custom4` equals this value." }, "custom5": { "type": "string", "maxLength": 50, "description": "Only items whose `custom5` equals this value." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "Only items whose `lastChangeTime` equals this value." }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `lastChangeAuthor` equals this value." }, "version": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `version` equals this value." }, "filter": { "type": "string", "minLength": 1, "description": "OData V2 `$filter` expression over the REST (camelCase) property names, e.g. `id gt 10`." }, "orderBy": { "type": "string", "minLength": 1, "description": "Sort order: comma-separated sortable properties, each optionally followed by `asc` or `desc` (`id`, `name`, `active`, `timeBudget`, `clientId`, `hourlyRate`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`, `version`)." }, "select": { "type": "string", "minLength": 1, "description": "Properties to return, comma-separated (`id`, `name`, `active`, `comment`, `timeBudget`, `clientId`, `hourlyRate`, `assignedToCurrentUser`, `assignedUsers`, `assignedTasks`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`, `version`, `client`, `timeEntries`)." }, "expand": { "type": "string", "minLength": 1, "description": "Related entities to embed, comma-separated, nested with `/` (`client`, `timeEntries`)." }, "limit": { "type": "integer", "minimum": 1, "maximum": 1000, "default": 100, "description": "Page size, 1 to 1000." }, "cursor": { "type": "string", "minLength": 1, "description": "Opaque cursor from the `next` link of the previous page." }, "count": { "type": "boolean", "description": "When true, the page includes `total`, the number of matching items." } }, "additionalProperties": false };
   const pattern3 = new RegExp("^-?[0-9]{1,16}(\\.[0-9]{1,2})?$", "u");
 
   function validate55(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
@@ -15762,20 +16135,18 @@ const queryValidators = (function(exports, require) {
           }
         }
       }
-      if (data.filter !== undefined) {
-        let data14 = data.filter;
-        if (typeof data14 !== "string") {
+      if (data.version !== undefined) {
+        let data14 = data.version;
+        if (!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))) {
           let dataType14 = typeof data14;
           let coerced14 = undefined;
           if (!(coerced14 !== undefined)) {
-            if (dataType14 == "number" || dataType14 == "boolean") {
-              coerced14 = "" + data14;
-            }
-            else if (data14 === null) {
-              coerced14 = "";
+            if (dataType14 === "boolean" || data14 === null
+              || (dataType14 === "string" && data14 && data14 == +data14 && !(data14 % 1))) {
+              coerced14 = +data14;
             }
             else {
-              const err32 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/type", keyword: "type", params: { type: "string" } };
+              const err32 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/type", keyword: "type", params: { type: "integer" } };
               if (vErrors === null) {
                 vErrors = [err32];
               }
@@ -15788,13 +16159,13 @@ const queryValidators = (function(exports, require) {
           if (coerced14 !== undefined) {
             data14 = coerced14;
             if (data !== undefined) {
-              data["filter"] = coerced14;
+              data["version"] = coerced14;
             }
           }
         }
-        if (typeof data14 === "string") {
-          if (func2(data14) < 1) {
-            const err33 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/minLength", keyword: "minLength", params: { limit: 1 } };
+        if ((typeof data14 == "number") && (isFinite(data14))) {
+          if (data14 > 2147483647 || isNaN(data14)) {
+            const err33 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
             if (vErrors === null) {
               vErrors = [err33];
             }
@@ -15803,10 +16174,20 @@ const queryValidators = (function(exports, require) {
             }
             errors++;
           }
+          if (data14 < -2147483648 || isNaN(data14)) {
+            const err34 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err34];
+            }
+            else {
+              vErrors.push(err34);
+            }
+            errors++;
+          }
         }
       }
-      if (data.orderBy !== undefined) {
-        let data15 = data.orderBy;
+      if (data.filter !== undefined) {
+        let data15 = data.filter;
         if (typeof data15 !== "string") {
           let dataType15 = typeof data15;
           let coerced15 = undefined;
@@ -15818,12 +16199,12 @@ const queryValidators = (function(exports, require) {
               coerced15 = "";
             }
             else {
-              const err34 = { instancePath: instancePath + "/orderBy", schemaPath: "#/properties/orderBy/type", keyword: "type", params: { type: "string" } };
+              const err35 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/type", keyword: "type", params: { type: "string" } };
               if (vErrors === null) {
-                vErrors = [err34];
+                vErrors = [err35];
               }
               else {
-                vErrors.push(err34);
+                vErrors.push(err35);
               }
               errors++;
             }
@@ -15831,25 +16212,25 @@ const queryValidators = (function(exports, require) {
           if (coerced15 !== undefined) {
             data15 = coerced15;
             if (data !== undefined) {
-              data["orderBy"] = coerced15;
+              data["filter"] = coerced15;
             }
           }
         }
         if (typeof data15 === "string") {
           if (func2(data15) < 1) {
-            const err35 = { instancePath: instancePath + "/orderBy", schemaPath: "#/properties/orderBy/minLength", keyword: "minLength", params: { limit: 1 } };
+            const err36 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/minLength", keyword: "minLength", params: { limit: 1 } };
             if (vErrors === null) {
-              vErrors = [err35];
+              vErrors = [err36];
             }
             else {
-              vErrors.push(err35);
+              vErrors.push(err36);
             }
             errors++;
           }
         }
       }
-      if (data.select !== undefined) {
-        let data16 = data.select;
+      if (data.orderBy !== undefined) {
+        let data16 = data.orderBy;
         if (typeof data16 !== "string") {
           let dataType16 = typeof data16;
           let coerced16 = undefined;
@@ -15861,12 +16242,12 @@ const queryValidators = (function(exports, require) {
               coerced16 = "";
             }
             else {
-              const err36 = { instancePath: instancePath + "/select", schemaPath: "#/properties/select/type", keyword: "type", params: { type: "string" } };
+              const err37 = { instancePath: instancePath + "/orderBy", schemaPath: "#/properties/orderBy/type", keyword: "type", params: { type: "string" } };
               if (vErrors === null) {
-                vErrors = [err36];
+                vErrors = [err37];
               }
               else {
-                vErrors.push(err36);
+                vErrors.push(err37);
               }
               errors++;
             }
@@ -15874,25 +16255,25 @@ const queryValidators = (function(exports, require) {
           if (coerced16 !== undefined) {
             data16 = coerced16;
             if (data !== undefined) {
-              data["select"] = coerced16;
+              data["orderBy"] = coerced16;
             }
           }
         }
         if (typeof data16 === "string") {
           if (func2(data16) < 1) {
-            const err37 = { instancePath: instancePath + "/select", schemaPath: "#/properties/select/minLength", keyword: "minLength", params: { limit: 1 } };
+            const err38 = { instancePath: instancePath + "/orderBy", schemaPath: "#/properties/orderBy/minLength", keyword: "minLength", params: { limit: 1 } };
             if (vErrors === null) {
-              vErrors = [err37];
+              vErrors = [err38];
             }
             else {
-              vErrors.push(err37);
+              vErrors.push(err38);
             }
             errors++;
           }
         }
       }
-      if (data.expand !== undefined) {
-        let data17 = data.expand;
+      if (data.select !== undefined) {
+        let data17 = data.select;
         if (typeof data17 !== "string") {
           let dataType17 = typeof data17;
           let coerced17 = undefined;
@@ -15904,12 +16285,12 @@ const queryValidators = (function(exports, require) {
               coerced17 = "";
             }
             else {
-              const err38 = { instancePath: instancePath + "/expand", schemaPath: "#/properties/expand/type", keyword: "type", params: { type: "string" } };
+              const err39 = { instancePath: instancePath + "/select", schemaPath: "#/properties/select/type", keyword: "type", params: { type: "string" } };
               if (vErrors === null) {
-                vErrors = [err38];
+                vErrors = [err39];
               }
               else {
-                vErrors.push(err38);
+                vErrors.push(err39);
               }
               errors++;
             }
@@ -15917,40 +16298,42 @@ const queryValidators = (function(exports, require) {
           if (coerced17 !== undefined) {
             data17 = coerced17;
             if (data !== undefined) {
-              data["expand"] = coerced17;
+              data["select"] = coerced17;
             }
           }
         }
         if (typeof data17 === "string") {
           if (func2(data17) < 1) {
-            const err39 = { instancePath: instancePath + "/expand", schemaPath: "#/properties/expand/minLength", keyword: "minLength", params: { limit: 1 } };
+            const err40 = { instancePath: instancePath + "/select", schemaPath: "#/properties/select/minLength", keyword: "minLength", params: { limit: 1 } };
             if (vErrors === null) {
-              vErrors = [err39];
+              vErrors = [err40];
             }
             else {
-              vErrors.push(err39);
+              vErrors.push(err40);
             }
             errors++;
           }
         }
       }
-      if (data.limit !== undefined) {
-        let data18 = data.limit;
-        if (!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))) {
+      if (data.expand !== undefined) {
+        let data18 = data.expand;
+        if (typeof data18 !== "string") {
           let dataType18 = typeof data18;
           let coerced18 = undefined;
           if (!(coerced18 !== undefined)) {
-            if (dataType18 === "boolean" || data18 === null
-              || (dataType18 === "string" && data18 && data18 == +data18 && !(data18 % 1))) {
-              coerced18 = +data18;
+            if (dataType18 == "number" || dataType18 == "boolean") {
+              coerced18 = "" + data18;
+            }
+            else if (data18 === null) {
+              coerced18 = "";
             }
             else {
-              const err40 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" } };
+              const err41 = { instancePath: instancePath + "/expand", schemaPath: "#/properties/expand/type", keyword: "type", params: { type: "string" } };
               if (vErrors === null) {
-                vErrors = [err40];
+                vErrors = [err41];
               }
               else {
-                vErrors.push(err40);
+                vErrors.push(err41);
               }
               errors++;
             }
@@ -15958,23 +16341,13 @@ const queryValidators = (function(exports, require) {
           if (coerced18 !== undefined) {
             data18 = coerced18;
             if (data !== undefined) {
-              data["limit"] = coerced18;
+              data["expand"] = coerced18;
             }
           }
         }
-        if ((typeof data18 == "number") && (isFinite(data18))) {
-          if (data18 > 1000 || isNaN(data18)) {
-            const err41 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 } };
-            if (vErrors === null) {
-              vErrors = [err41];
-            }
-            else {
-              vErrors.push(err41);
-            }
-            errors++;
-          }
-          if (data18 < 1 || isNaN(data18)) {
-            const err42 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
+        if (typeof data18 === "string") {
+          if (func2(data18) < 1) {
+            const err42 = { instancePath: instancePath + "/expand", schemaPath: "#/properties/expand/minLength", keyword: "minLength", params: { limit: 1 } };
             if (vErrors === null) {
               vErrors = [err42];
             }
@@ -15985,20 +16358,18 @@ const queryValidators = (function(exports, require) {
           }
         }
       }
-      if (data.cursor !== undefined) {
-        let data19 = data.cursor;
-        if (typeof data19 !== "string") {
+      if (data.limit !== undefined) {
+        let data19 = data.limit;
+        if (!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))) {
           let dataType19 = typeof data19;
           let coerced19 = undefined;
           if (!(coerced19 !== undefined)) {
-            if (dataType19 == "number" || dataType19 == "boolean") {
-              coerced19 = "" + data19;
-            }
-            else if (data19 === null) {
-              coerced19 = "";
+            if (dataType19 === "boolean" || data19 === null
+              || (dataType19 === "string" && data19 && data19 == +data19 && !(data19 % 1))) {
+              coerced19 = +data19;
             }
             else {
-              const err43 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" } };
+              const err43 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" } };
               if (vErrors === null) {
                 vErrors = [err43];
               }
@@ -16011,13 +16382,13 @@ const queryValidators = (function(exports, require) {
           if (coerced19 !== undefined) {
             data19 = coerced19;
             if (data !== undefined) {
-              data["cursor"] = coerced19;
+              data["limit"] = coerced19;
             }
           }
         }
-        if (typeof data19 === "string") {
-          if (func2(data19) < 1) {
-            const err44 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 } };
+        if ((typeof data19 == "number") && (isFinite(data19))) {
+          if (data19 > 1000 || isNaN(data19)) {
+            const err44 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 } };
             if (vErrors === null) {
               vErrors = [err44];
             }
@@ -16026,26 +16397,37 @@ const queryValidators = (function(exports, require) {
             }
             errors++;
           }
-        }
-      }
-      if (data.count !== undefined) {
-        let data20 = data.count;
-        if (typeof data20 !== "boolean") {
-          let coerced20 = undefined;
-          if (!(coerced20 !== undefined)) {
-            if (data20 === "false" || data20 === 0 || data20 === null) {
-              coerced20 = false;
-            }
-            else if (data20 === "true" || data20 === 1) {
-              coerced20 = true;
+          if (data19 < 1 || isNaN(data19)) {
+            const err45 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
+            if (vErrors === null) {
+              vErrors = [err45];
             }
             else {
-              const err45 = { instancePath: instancePath + "/count", schemaPath: "#/properties/count/type", keyword: "type", params: { type: "boolean" } };
+              vErrors.push(err45);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.cursor !== undefined) {
+        let data20 = data.cursor;
+        if (typeof data20 !== "string") {
+          let dataType20 = typeof data20;
+          let coerced20 = undefined;
+          if (!(coerced20 !== undefined)) {
+            if (dataType20 == "number" || dataType20 == "boolean") {
+              coerced20 = "" + data20;
+            }
+            else if (data20 === null) {
+              coerced20 = "";
+            }
+            else {
+              const err46 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" } };
               if (vErrors === null) {
-                vErrors = [err45];
+                vErrors = [err46];
               }
               else {
-                vErrors.push(err45);
+                vErrors.push(err46);
               }
               errors++;
             }
@@ -16053,19 +16435,61 @@ const queryValidators = (function(exports, require) {
           if (coerced20 !== undefined) {
             data20 = coerced20;
             if (data !== undefined) {
-              data["count"] = coerced20;
+              data["cursor"] = coerced20;
+            }
+          }
+        }
+        if (typeof data20 === "string") {
+          if (func2(data20) < 1) {
+            const err47 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 } };
+            if (vErrors === null) {
+              vErrors = [err47];
+            }
+            else {
+              vErrors.push(err47);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.count !== undefined) {
+        let data21 = data.count;
+        if (typeof data21 !== "boolean") {
+          let coerced21 = undefined;
+          if (!(coerced21 !== undefined)) {
+            if (data21 === "false" || data21 === 0 || data21 === null) {
+              coerced21 = false;
+            }
+            else if (data21 === "true" || data21 === 1) {
+              coerced21 = true;
+            }
+            else {
+              const err48 = { instancePath: instancePath + "/count", schemaPath: "#/properties/count/type", keyword: "type", params: { type: "boolean" } };
+              if (vErrors === null) {
+                vErrors = [err48];
+              }
+              else {
+                vErrors.push(err48);
+              }
+              errors++;
+            }
+          }
+          if (coerced21 !== undefined) {
+            data21 = coerced21;
+            if (data !== undefined) {
+              data["count"] = coerced21;
             }
           }
         }
       }
     }
     else {
-      const err46 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+      const err49 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
       if (vErrors === null) {
-        vErrors = [err46];
+        vErrors = [err49];
       }
       else {
-        vErrors.push(err46);
+        vErrors.push(err49);
       }
       errors++;
     }
@@ -16075,7 +16499,7 @@ const queryValidators = (function(exports, require) {
   validate55.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
   exports.TasksListQuery = validate56;
-  const schema23 = { "$id": "TasksListQuery", "type": "object", "description": "Query parameters of a list of Tasks.", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `id` equals this value." }, "description": { "type": "string", "maxLength": 100, "description": "Only items whose `description` equals this value." }, "comment": { "type": "string", "maxLength": 1500, "description": "Only items whose `comment` equals this value." }, "billable": { "type": "boolean", "description": "Only items whose `billable` equals this value." }, "active": { "type": "boolean", "description": "Only items whose `active` equals this value." }, "custom1": { "type": "string", "maxLength": 50, "description": "Only items whose `custom1` equals this value." }, "custom2": { "type": "string", "maxLength": 50, "description": "Only items whose `custom2` equals this value." }, "custom3": { "type": "string", "maxLength": 50, "description": "Only items whose `custom3` equals this value." }, "custom4": { "type": "string", "maxLength": 50, "description": "Only items whose `custom4` equals this value." }, "custom5": { "type": "string", "maxLength": 50, "description": "Only items whose `custom5` equals this value." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "Only items whose `lastChangeTime` equals this value." }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `lastChangeAuthor` equals this value." }, "filter": { "type": "string", "minLength": 1, "description": "OData V2 `$filter` expression over the REST (camelCase) property names, e.g. `id gt 10`." }, "orderBy": { "type": "string", "minLength": 1, "description": "Sort order: comma-separated sortable properties, each optionally followed by `asc` or `desc` (`id`, `description`, `billable`, `active`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`)." }, "select": { "type": "string", "minLength": 1, "description": "Properties to return, comma-separated (`id`, `description`, `comment`, `billable`, `active`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`, `timeEntries`)." }, "expand": { "type": "string", "minLength": 1, "description": "Related entities to embed, comma-separated, nested with `/` (`timeEntries`)." }, "limit": { "type": "integer", "minimum": 1, "maximum": 1000, "default": 100, "description": "Page size, 1 to 1000." }, "cursor": { "type": "string", "minLength": 1, "description": "Opaque cursor from the `next` link of the previous page." }, "count": { "type": "boolean", "description": "When true, the page includes `total`, the number of matching items." } }, "additionalProperties": false };
+  const schema23 = { "$id": "TasksListQuery", "type": "object", "description": "Query parameters of a list of Tasks.", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `id` equals this value." }, "description": { "type": "string", "maxLength": 100, "description": "Only items whose `description` equals this value." }, "comment": { "type": "string", "maxLength": 1500, "description": "Only items whose `comment` equals this value." }, "billable": { "type": "boolean", "description": "Only items whose `billable` equals this value." }, "active": { "type": "boolean", "description": "Only items whose `active` equals this value." }, "custom1": { "type": "string", "maxLength": 50, "description": "Only items whose `custom1` equals this value." }, "custom2": { "type": "string", "maxLength": 50, "description": "Only items whose `custom2` equals this value." }, "custom3": { "type": "string", "maxLength": 50, "description": "Only items whose `custom3` equals this value." }, "custom4": { "type": "string", "maxLength": 50, "description": "Only items whose `custom4` equals this value." }, "custom5": { "type": "string", "maxLength": 50, "description": "Only items whose `custom5` equals this value." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "Only items whose `lastChangeTime` equals this value." }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `lastChangeAuthor` equals this value." }, "version": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `version` equals this value." }, "filter": { "type": "string", "minLength": 1, "description": "OData V2 `$filter` expression over the REST (camelCase) property names, e.g. `id gt 10`." }, "orderBy": { "type": "string", "minLength": 1, "description": "Sort order: comma-separated sortable properties, each optionally followed by `asc` or `desc` (`id`, `description`, `billable`, `active`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`, `version`)." }, "select": { "type": "string", "minLength": 1, "description": "Properties to return, comma-separated (`id`, `description`, `comment`, `billable`, `active`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`, `version`, `timeEntries`)." }, "expand": { "type": "string", "minLength": 1, "description": "Related entities to embed, comma-separated, nested with `/` (`timeEntries`)." }, "limit": { "type": "integer", "minimum": 1, "maximum": 1000, "default": 100, "description": "Page size, 1 to 1000." }, "cursor": { "type": "string", "minLength": 1, "description": "Opaque cursor from the `next` link of the previous page." }, "count": { "type": "boolean", "description": "When true, the page includes `total`, the number of matching items." } }, "additionalProperties": false };
 
   function validate56(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
 /*# sourceURL="TasksListQuery" */;
@@ -16607,20 +17031,18 @@ const queryValidators = (function(exports, require) {
           }
         }
       }
-      if (data.filter !== undefined) {
-        let data12 = data.filter;
-        if (typeof data12 !== "string") {
+      if (data.version !== undefined) {
+        let data12 = data.version;
+        if (!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))) {
           let dataType12 = typeof data12;
           let coerced12 = undefined;
           if (!(coerced12 !== undefined)) {
-            if (dataType12 == "number" || dataType12 == "boolean") {
-              coerced12 = "" + data12;
-            }
-            else if (data12 === null) {
-              coerced12 = "";
+            if (dataType12 === "boolean" || data12 === null
+              || (dataType12 === "string" && data12 && data12 == +data12 && !(data12 % 1))) {
+              coerced12 = +data12;
             }
             else {
-              const err25 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/type", keyword: "type", params: { type: "string" } };
+              const err25 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/type", keyword: "type", params: { type: "integer" } };
               if (vErrors === null) {
                 vErrors = [err25];
               }
@@ -16633,13 +17055,13 @@ const queryValidators = (function(exports, require) {
           if (coerced12 !== undefined) {
             data12 = coerced12;
             if (data !== undefined) {
-              data["filter"] = coerced12;
+              data["version"] = coerced12;
             }
           }
         }
-        if (typeof data12 === "string") {
-          if (func2(data12) < 1) {
-            const err26 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/minLength", keyword: "minLength", params: { limit: 1 } };
+        if ((typeof data12 == "number") && (isFinite(data12))) {
+          if (data12 > 2147483647 || isNaN(data12)) {
+            const err26 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
             if (vErrors === null) {
               vErrors = [err26];
             }
@@ -16648,10 +17070,20 @@ const queryValidators = (function(exports, require) {
             }
             errors++;
           }
+          if (data12 < -2147483648 || isNaN(data12)) {
+            const err27 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err27];
+            }
+            else {
+              vErrors.push(err27);
+            }
+            errors++;
+          }
         }
       }
-      if (data.orderBy !== undefined) {
-        let data13 = data.orderBy;
+      if (data.filter !== undefined) {
+        let data13 = data.filter;
         if (typeof data13 !== "string") {
           let dataType13 = typeof data13;
           let coerced13 = undefined;
@@ -16663,12 +17095,12 @@ const queryValidators = (function(exports, require) {
               coerced13 = "";
             }
             else {
-              const err27 = { instancePath: instancePath + "/orderBy", schemaPath: "#/properties/orderBy/type", keyword: "type", params: { type: "string" } };
+              const err28 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/type", keyword: "type", params: { type: "string" } };
               if (vErrors === null) {
-                vErrors = [err27];
+                vErrors = [err28];
               }
               else {
-                vErrors.push(err27);
+                vErrors.push(err28);
               }
               errors++;
             }
@@ -16676,25 +17108,25 @@ const queryValidators = (function(exports, require) {
           if (coerced13 !== undefined) {
             data13 = coerced13;
             if (data !== undefined) {
-              data["orderBy"] = coerced13;
+              data["filter"] = coerced13;
             }
           }
         }
         if (typeof data13 === "string") {
           if (func2(data13) < 1) {
-            const err28 = { instancePath: instancePath + "/orderBy", schemaPath: "#/properties/orderBy/minLength", keyword: "minLength", params: { limit: 1 } };
+            const err29 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/minLength", keyword: "minLength", params: { limit: 1 } };
             if (vErrors === null) {
-              vErrors = [err28];
+              vErrors = [err29];
             }
             else {
-              vErrors.push(err28);
+              vErrors.push(err29);
             }
             errors++;
           }
         }
       }
-      if (data.select !== undefined) {
-        let data14 = data.select;
+      if (data.orderBy !== undefined) {
+        let data14 = data.orderBy;
         if (typeof data14 !== "string") {
           let dataType14 = typeof data14;
           let coerced14 = undefined;
@@ -16706,12 +17138,12 @@ const queryValidators = (function(exports, require) {
               coerced14 = "";
             }
             else {
-              const err29 = { instancePath: instancePath + "/select", schemaPath: "#/properties/select/type", keyword: "type", params: { type: "string" } };
+              const err30 = { instancePath: instancePath + "/orderBy", schemaPath: "#/properties/orderBy/type", keyword: "type", params: { type: "string" } };
               if (vErrors === null) {
-                vErrors = [err29];
+                vErrors = [err30];
               }
               else {
-                vErrors.push(err29);
+                vErrors.push(err30);
               }
               errors++;
             }
@@ -16719,25 +17151,25 @@ const queryValidators = (function(exports, require) {
           if (coerced14 !== undefined) {
             data14 = coerced14;
             if (data !== undefined) {
-              data["select"] = coerced14;
+              data["orderBy"] = coerced14;
             }
           }
         }
         if (typeof data14 === "string") {
           if (func2(data14) < 1) {
-            const err30 = { instancePath: instancePath + "/select", schemaPath: "#/properties/select/minLength", keyword: "minLength", params: { limit: 1 } };
+            const err31 = { instancePath: instancePath + "/orderBy", schemaPath: "#/properties/orderBy/minLength", keyword: "minLength", params: { limit: 1 } };
             if (vErrors === null) {
-              vErrors = [err30];
+              vErrors = [err31];
             }
             else {
-              vErrors.push(err30);
+              vErrors.push(err31);
             }
             errors++;
           }
         }
       }
-      if (data.expand !== undefined) {
-        let data15 = data.expand;
+      if (data.select !== undefined) {
+        let data15 = data.select;
         if (typeof data15 !== "string") {
           let dataType15 = typeof data15;
           let coerced15 = undefined;
@@ -16749,12 +17181,12 @@ const queryValidators = (function(exports, require) {
               coerced15 = "";
             }
             else {
-              const err31 = { instancePath: instancePath + "/expand", schemaPath: "#/properties/expand/type", keyword: "type", params: { type: "string" } };
+              const err32 = { instancePath: instancePath + "/select", schemaPath: "#/properties/select/type", keyword: "type", params: { type: "string" } };
               if (vErrors === null) {
-                vErrors = [err31];
+                vErrors = [err32];
               }
               else {
-                vErrors.push(err31);
+                vErrors.push(err32);
               }
               errors++;
             }
@@ -16762,40 +17194,42 @@ const queryValidators = (function(exports, require) {
           if (coerced15 !== undefined) {
             data15 = coerced15;
             if (data !== undefined) {
-              data["expand"] = coerced15;
+              data["select"] = coerced15;
             }
           }
         }
         if (typeof data15 === "string") {
           if (func2(data15) < 1) {
-            const err32 = { instancePath: instancePath + "/expand", schemaPath: "#/properties/expand/minLength", keyword: "minLength", params: { limit: 1 } };
+            const err33 = { instancePath: instancePath + "/select", schemaPath: "#/properties/select/minLength", keyword: "minLength", params: { limit: 1 } };
             if (vErrors === null) {
-              vErrors = [err32];
+              vErrors = [err33];
             }
             else {
-              vErrors.push(err32);
+              vErrors.push(err33);
             }
             errors++;
           }
         }
       }
-      if (data.limit !== undefined) {
-        let data16 = data.limit;
-        if (!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))) {
+      if (data.expand !== undefined) {
+        let data16 = data.expand;
+        if (typeof data16 !== "string") {
           let dataType16 = typeof data16;
           let coerced16 = undefined;
           if (!(coerced16 !== undefined)) {
-            if (dataType16 === "boolean" || data16 === null
-              || (dataType16 === "string" && data16 && data16 == +data16 && !(data16 % 1))) {
-              coerced16 = +data16;
+            if (dataType16 == "number" || dataType16 == "boolean") {
+              coerced16 = "" + data16;
+            }
+            else if (data16 === null) {
+              coerced16 = "";
             }
             else {
-              const err33 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" } };
+              const err34 = { instancePath: instancePath + "/expand", schemaPath: "#/properties/expand/type", keyword: "type", params: { type: "string" } };
               if (vErrors === null) {
-                vErrors = [err33];
+                vErrors = [err34];
               }
               else {
-                vErrors.push(err33);
+                vErrors.push(err34);
               }
               errors++;
             }
@@ -16803,23 +17237,13 @@ const queryValidators = (function(exports, require) {
           if (coerced16 !== undefined) {
             data16 = coerced16;
             if (data !== undefined) {
-              data["limit"] = coerced16;
+              data["expand"] = coerced16;
             }
           }
         }
-        if ((typeof data16 == "number") && (isFinite(data16))) {
-          if (data16 > 1000 || isNaN(data16)) {
-            const err34 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 } };
-            if (vErrors === null) {
-              vErrors = [err34];
-            }
-            else {
-              vErrors.push(err34);
-            }
-            errors++;
-          }
-          if (data16 < 1 || isNaN(data16)) {
-            const err35 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
+        if (typeof data16 === "string") {
+          if (func2(data16) < 1) {
+            const err35 = { instancePath: instancePath + "/expand", schemaPath: "#/properties/expand/minLength", keyword: "minLength", params: { limit: 1 } };
             if (vErrors === null) {
               vErrors = [err35];
             }
@@ -16830,20 +17254,18 @@ const queryValidators = (function(exports, require) {
           }
         }
       }
-      if (data.cursor !== undefined) {
-        let data17 = data.cursor;
-        if (typeof data17 !== "string") {
+      if (data.limit !== undefined) {
+        let data17 = data.limit;
+        if (!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))) {
           let dataType17 = typeof data17;
           let coerced17 = undefined;
           if (!(coerced17 !== undefined)) {
-            if (dataType17 == "number" || dataType17 == "boolean") {
-              coerced17 = "" + data17;
-            }
-            else if (data17 === null) {
-              coerced17 = "";
+            if (dataType17 === "boolean" || data17 === null
+              || (dataType17 === "string" && data17 && data17 == +data17 && !(data17 % 1))) {
+              coerced17 = +data17;
             }
             else {
-              const err36 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" } };
+              const err36 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" } };
               if (vErrors === null) {
                 vErrors = [err36];
               }
@@ -16856,13 +17278,13 @@ const queryValidators = (function(exports, require) {
           if (coerced17 !== undefined) {
             data17 = coerced17;
             if (data !== undefined) {
-              data["cursor"] = coerced17;
+              data["limit"] = coerced17;
             }
           }
         }
-        if (typeof data17 === "string") {
-          if (func2(data17) < 1) {
-            const err37 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 } };
+        if ((typeof data17 == "number") && (isFinite(data17))) {
+          if (data17 > 1000 || isNaN(data17)) {
+            const err37 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 } };
             if (vErrors === null) {
               vErrors = [err37];
             }
@@ -16871,26 +17293,37 @@ const queryValidators = (function(exports, require) {
             }
             errors++;
           }
-        }
-      }
-      if (data.count !== undefined) {
-        let data18 = data.count;
-        if (typeof data18 !== "boolean") {
-          let coerced18 = undefined;
-          if (!(coerced18 !== undefined)) {
-            if (data18 === "false" || data18 === 0 || data18 === null) {
-              coerced18 = false;
-            }
-            else if (data18 === "true" || data18 === 1) {
-              coerced18 = true;
+          if (data17 < 1 || isNaN(data17)) {
+            const err38 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
+            if (vErrors === null) {
+              vErrors = [err38];
             }
             else {
-              const err38 = { instancePath: instancePath + "/count", schemaPath: "#/properties/count/type", keyword: "type", params: { type: "boolean" } };
+              vErrors.push(err38);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.cursor !== undefined) {
+        let data18 = data.cursor;
+        if (typeof data18 !== "string") {
+          let dataType18 = typeof data18;
+          let coerced18 = undefined;
+          if (!(coerced18 !== undefined)) {
+            if (dataType18 == "number" || dataType18 == "boolean") {
+              coerced18 = "" + data18;
+            }
+            else if (data18 === null) {
+              coerced18 = "";
+            }
+            else {
+              const err39 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" } };
               if (vErrors === null) {
-                vErrors = [err38];
+                vErrors = [err39];
               }
               else {
-                vErrors.push(err38);
+                vErrors.push(err39);
               }
               errors++;
             }
@@ -16898,19 +17331,61 @@ const queryValidators = (function(exports, require) {
           if (coerced18 !== undefined) {
             data18 = coerced18;
             if (data !== undefined) {
-              data["count"] = coerced18;
+              data["cursor"] = coerced18;
+            }
+          }
+        }
+        if (typeof data18 === "string") {
+          if (func2(data18) < 1) {
+            const err40 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 } };
+            if (vErrors === null) {
+              vErrors = [err40];
+            }
+            else {
+              vErrors.push(err40);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.count !== undefined) {
+        let data19 = data.count;
+        if (typeof data19 !== "boolean") {
+          let coerced19 = undefined;
+          if (!(coerced19 !== undefined)) {
+            if (data19 === "false" || data19 === 0 || data19 === null) {
+              coerced19 = false;
+            }
+            else if (data19 === "true" || data19 === 1) {
+              coerced19 = true;
+            }
+            else {
+              const err41 = { instancePath: instancePath + "/count", schemaPath: "#/properties/count/type", keyword: "type", params: { type: "boolean" } };
+              if (vErrors === null) {
+                vErrors = [err41];
+              }
+              else {
+                vErrors.push(err41);
+              }
+              errors++;
+            }
+          }
+          if (coerced19 !== undefined) {
+            data19 = coerced19;
+            if (data !== undefined) {
+              data["count"] = coerced19;
             }
           }
         }
       }
     }
     else {
-      const err39 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+      const err42 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
       if (vErrors === null) {
-        vErrors = [err39];
+        vErrors = [err42];
       }
       else {
-        vErrors.push(err39);
+        vErrors.push(err42);
       }
       errors++;
     }
@@ -16920,7 +17395,7 @@ const queryValidators = (function(exports, require) {
   validate56.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
   exports.TimeEntriesListQuery = validate57;
-  const schema24 = { "$id": "TimeEntriesListQuery", "type": "object", "description": "Query parameters of a list of TimeEntries.", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `id` equals this value." }, "typeId": { "$ref": "TimeEntryTypeId", "description": "Only items whose `typeId` equals this value." }, "userId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `userId` equals this value." }, "projectId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `projectId` equals this value." }, "taskId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `taskId` equals this value." }, "startTime": { "type": "string", "format": "date-time", "description": "Only items whose `startTime` equals this value." }, "endTime": { "type": "string", "format": "date-time", "description": "Only items whose `endTime` equals this value." }, "comment": { "type": "string", "maxLength": 1500, "description": "Only items whose `comment` equals this value." }, "billable": { "type": "boolean", "description": "Only items whose `billable` equals this value." }, "locked": { "type": "boolean", "description": "Only items whose `locked` equals this value." }, "custom1": { "type": "string", "maxLength": 50, "description": "Only items whose `custom1` equals this value." }, "custom2": { "type": "string", "maxLength": 50, "description": "Only items whose `custom2` equals this value." }, "custom3": { "type": "string", "maxLength": 50, "description": "Only items whose `custom3` equals this value." }, "custom4": { "type": "string", "maxLength": 50, "description": "Only items whose `custom4` equals this value." }, "custom5": { "type": "string", "maxLength": 50, "description": "Only items whose `custom5` equals this value." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "Only items whose `lastChangeTime` equals this value." }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `lastChangeAuthor` equals this value." }, "filter": { "type": "string", "minLength": 1, "description": "OData V2 `$filter` expression over the REST (camelCase) property names, e.g. `id gt 10`." }, "orderBy": { "type": "string", "minLength": 1, "description": "Sort order: comma-separated sortable properties, each optionally followed by `asc` or `desc` (`id`, `typeId`, `userId`, `projectId`, `taskId`, `startTime`, `endTime`, `billable`, `locked`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`)." }, "select": { "type": "string", "minLength": 1, "description": "Properties to return, comma-separated (`id`, `typeId`, `userId`, `projectId`, `taskId`, `startTime`, `endTime`, `durationSeconds`, `durationString`, `comment`, `billable`, `locked`, `isEditable`, `revenuePerHour`, `revenueTotal`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`, `project`, `task`, `user`)." }, "expand": { "type": "string", "minLength": 1, "description": "Related entities to embed, comma-separated, nested with `/` (`project`, `task`, `user`)." }, "limit": { "type": "integer", "minimum": 1, "maximum": 1000, "default": 100, "description": "Page size, 1 to 1000." }, "cursor": { "type": "string", "minLength": 1, "description": "Opaque cursor from the `next` link of the previous page." }, "count": { "type": "boolean", "description": "When true, the page includes `total`, the number of matching items." } }, "additionalProperties": false };
+  const schema24 = { "$id": "TimeEntriesListQuery", "type": "object", "description": "Query parameters of a list of TimeEntries.", "properties": { "id": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `id` equals this value." }, "typeId": { "$ref": "TimeEntryTypeId", "description": "Only items whose `typeId` equals this value." }, "userId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `userId` equals this value." }, "projectId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `projectId` equals this value." }, "taskId": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `taskId` equals this value." }, "startTime": { "type": "string", "format": "date-time", "description": "Only items whose `startTime` equals this value." }, "endTime": { "type": "string", "format": "date-time", "description": "Only items whose `endTime` equals this value." }, "comment": { "type": "string", "maxLength": 1500, "description": "Only items whose `comment` equals this value." }, "billable": { "type": "boolean", "description": "Only items whose `billable` equals this value." }, "locked": { "type": "boolean", "description": "Only items whose `locked` equals this value." }, "custom1": { "type": "string", "maxLength": 50, "description": "Only items whose `custom1` equals this value." }, "custom2": { "type": "string", "maxLength": 50, "description": "Only items whose `custom2` equals this value." }, "custom3": { "type": "string", "maxLength": 50, "description": "Only items whose `custom3` equals this value." }, "custom4": { "type": "string", "maxLength": 50, "description": "Only items whose `custom4` equals this value." }, "custom5": { "type": "string", "maxLength": 50, "description": "Only items whose `custom5` equals this value." }, "lastChangeTime": { "type": "string", "format": "date-time", "description": "Only items whose `lastChangeTime` equals this value." }, "lastChangeAuthor": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `lastChangeAuthor` equals this value." }, "version": { "type": "integer", "minimum": -2147483648, "maximum": 2147483647, "description": "Only items whose `version` equals this value." }, "filter": { "type": "string", "minLength": 1, "description": "OData V2 `$filter` expression over the REST (camelCase) property names, e.g. `id gt 10`." }, "orderBy": { "type": "string", "minLength": 1, "description": "Sort order: comma-separated sortable properties, each optionally followed by `asc` or `desc` (`id`, `typeId`, `userId`, `projectId`, `taskId`, `startTime`, `endTime`, `billable`, `locked`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`, `version`)." }, "select": { "type": "string", "minLength": 1, "description": "Properties to return, comma-separated (`id`, `typeId`, `userId`, `projectId`, `taskId`, `startTime`, `endTime`, `durationSeconds`, `durationString`, `comment`, `billable`, `locked`, `isEditable`, `revenuePerHour`, `revenueTotal`, `custom1`, `custom2`, `custom3`, `custom4`, `custom5`, `lastChangeTime`, `lastChangeAuthor`, `version`, `project`, `task`, `user`)." }, "expand": { "type": "string", "minLength": 1, "description": "Related entities to embed, comma-separated, nested with `/` (`project`, `task`, `user`)." }, "limit": { "type": "integer", "minimum": 1, "maximum": 1000, "default": 100, "description": "Page size, 1 to 1000." }, "cursor": { "type": "string", "minLength": 1, "description": "Opaque cursor from the `next` link of the previous page." }, "count": { "type": "boolean", "description": "When true, the page includes `total`, the number of matching items." } }, "additionalProperties": false };
   const schema25 = { "$id": "TimeEntryTypeId", "type": "integer", "enum": [1, 2], "description": "Coded values of TimeEntry.TypeID: 1 = Duration, 2 = StartEnd." };
 
   function validate58(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
@@ -17708,20 +18183,18 @@ const queryValidators = (function(exports, require) {
           }
         }
       }
-      if (data.filter !== undefined) {
-        let data17 = data.filter;
-        if (typeof data17 !== "string") {
+      if (data.version !== undefined) {
+        let data17 = data.version;
+        if (!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))) {
           let dataType16 = typeof data17;
           let coerced16 = undefined;
           if (!(coerced16 !== undefined)) {
-            if (dataType16 == "number" || dataType16 == "boolean") {
-              coerced16 = "" + data17;
-            }
-            else if (data17 === null) {
-              coerced16 = "";
+            if (dataType16 === "boolean" || data17 === null
+              || (dataType16 === "string" && data17 && data17 == +data17 && !(data17 % 1))) {
+              coerced16 = +data17;
             }
             else {
-              const err36 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/type", keyword: "type", params: { type: "string" } };
+              const err36 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/type", keyword: "type", params: { type: "integer" } };
               if (vErrors === null) {
                 vErrors = [err36];
               }
@@ -17734,13 +18207,13 @@ const queryValidators = (function(exports, require) {
           if (coerced16 !== undefined) {
             data17 = coerced16;
             if (data !== undefined) {
-              data["filter"] = coerced16;
+              data["version"] = coerced16;
             }
           }
         }
-        if (typeof data17 === "string") {
-          if (func2(data17) < 1) {
-            const err37 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/minLength", keyword: "minLength", params: { limit: 1 } };
+        if ((typeof data17 == "number") && (isFinite(data17))) {
+          if (data17 > 2147483647 || isNaN(data17)) {
+            const err37 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 } };
             if (vErrors === null) {
               vErrors = [err37];
             }
@@ -17749,10 +18222,20 @@ const queryValidators = (function(exports, require) {
             }
             errors++;
           }
+          if (data17 < -2147483648 || isNaN(data17)) {
+            const err38 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/minimum", keyword: "minimum", params: { comparison: ">=", limit: -2147483648 } };
+            if (vErrors === null) {
+              vErrors = [err38];
+            }
+            else {
+              vErrors.push(err38);
+            }
+            errors++;
+          }
         }
       }
-      if (data.orderBy !== undefined) {
-        let data18 = data.orderBy;
+      if (data.filter !== undefined) {
+        let data18 = data.filter;
         if (typeof data18 !== "string") {
           let dataType17 = typeof data18;
           let coerced17 = undefined;
@@ -17764,12 +18247,12 @@ const queryValidators = (function(exports, require) {
               coerced17 = "";
             }
             else {
-              const err38 = { instancePath: instancePath + "/orderBy", schemaPath: "#/properties/orderBy/type", keyword: "type", params: { type: "string" } };
+              const err39 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/type", keyword: "type", params: { type: "string" } };
               if (vErrors === null) {
-                vErrors = [err38];
+                vErrors = [err39];
               }
               else {
-                vErrors.push(err38);
+                vErrors.push(err39);
               }
               errors++;
             }
@@ -17777,25 +18260,25 @@ const queryValidators = (function(exports, require) {
           if (coerced17 !== undefined) {
             data18 = coerced17;
             if (data !== undefined) {
-              data["orderBy"] = coerced17;
+              data["filter"] = coerced17;
             }
           }
         }
         if (typeof data18 === "string") {
           if (func2(data18) < 1) {
-            const err39 = { instancePath: instancePath + "/orderBy", schemaPath: "#/properties/orderBy/minLength", keyword: "minLength", params: { limit: 1 } };
+            const err40 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/minLength", keyword: "minLength", params: { limit: 1 } };
             if (vErrors === null) {
-              vErrors = [err39];
+              vErrors = [err40];
             }
             else {
-              vErrors.push(err39);
+              vErrors.push(err40);
             }
             errors++;
           }
         }
       }
-      if (data.select !== undefined) {
-        let data19 = data.select;
+      if (data.orderBy !== undefined) {
+        let data19 = data.orderBy;
         if (typeof data19 !== "string") {
           let dataType18 = typeof data19;
           let coerced18 = undefined;
@@ -17807,12 +18290,12 @@ const queryValidators = (function(exports, require) {
               coerced18 = "";
             }
             else {
-              const err40 = { instancePath: instancePath + "/select", schemaPath: "#/properties/select/type", keyword: "type", params: { type: "string" } };
+              const err41 = { instancePath: instancePath + "/orderBy", schemaPath: "#/properties/orderBy/type", keyword: "type", params: { type: "string" } };
               if (vErrors === null) {
-                vErrors = [err40];
+                vErrors = [err41];
               }
               else {
-                vErrors.push(err40);
+                vErrors.push(err41);
               }
               errors++;
             }
@@ -17820,25 +18303,25 @@ const queryValidators = (function(exports, require) {
           if (coerced18 !== undefined) {
             data19 = coerced18;
             if (data !== undefined) {
-              data["select"] = coerced18;
+              data["orderBy"] = coerced18;
             }
           }
         }
         if (typeof data19 === "string") {
           if (func2(data19) < 1) {
-            const err41 = { instancePath: instancePath + "/select", schemaPath: "#/properties/select/minLength", keyword: "minLength", params: { limit: 1 } };
+            const err42 = { instancePath: instancePath + "/orderBy", schemaPath: "#/properties/orderBy/minLength", keyword: "minLength", params: { limit: 1 } };
             if (vErrors === null) {
-              vErrors = [err41];
+              vErrors = [err42];
             }
             else {
-              vErrors.push(err41);
+              vErrors.push(err42);
             }
             errors++;
           }
         }
       }
-      if (data.expand !== undefined) {
-        let data20 = data.expand;
+      if (data.select !== undefined) {
+        let data20 = data.select;
         if (typeof data20 !== "string") {
           let dataType19 = typeof data20;
           let coerced19 = undefined;
@@ -17850,12 +18333,12 @@ const queryValidators = (function(exports, require) {
               coerced19 = "";
             }
             else {
-              const err42 = { instancePath: instancePath + "/expand", schemaPath: "#/properties/expand/type", keyword: "type", params: { type: "string" } };
+              const err43 = { instancePath: instancePath + "/select", schemaPath: "#/properties/select/type", keyword: "type", params: { type: "string" } };
               if (vErrors === null) {
-                vErrors = [err42];
+                vErrors = [err43];
               }
               else {
-                vErrors.push(err42);
+                vErrors.push(err43);
               }
               errors++;
             }
@@ -17863,40 +18346,42 @@ const queryValidators = (function(exports, require) {
           if (coerced19 !== undefined) {
             data20 = coerced19;
             if (data !== undefined) {
-              data["expand"] = coerced19;
+              data["select"] = coerced19;
             }
           }
         }
         if (typeof data20 === "string") {
           if (func2(data20) < 1) {
-            const err43 = { instancePath: instancePath + "/expand", schemaPath: "#/properties/expand/minLength", keyword: "minLength", params: { limit: 1 } };
+            const err44 = { instancePath: instancePath + "/select", schemaPath: "#/properties/select/minLength", keyword: "minLength", params: { limit: 1 } };
             if (vErrors === null) {
-              vErrors = [err43];
+              vErrors = [err44];
             }
             else {
-              vErrors.push(err43);
+              vErrors.push(err44);
             }
             errors++;
           }
         }
       }
-      if (data.limit !== undefined) {
-        let data21 = data.limit;
-        if (!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))) {
+      if (data.expand !== undefined) {
+        let data21 = data.expand;
+        if (typeof data21 !== "string") {
           let dataType20 = typeof data21;
           let coerced20 = undefined;
           if (!(coerced20 !== undefined)) {
-            if (dataType20 === "boolean" || data21 === null
-              || (dataType20 === "string" && data21 && data21 == +data21 && !(data21 % 1))) {
-              coerced20 = +data21;
+            if (dataType20 == "number" || dataType20 == "boolean") {
+              coerced20 = "" + data21;
+            }
+            else if (data21 === null) {
+              coerced20 = "";
             }
             else {
-              const err44 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" } };
+              const err45 = { instancePath: instancePath + "/expand", schemaPath: "#/properties/expand/type", keyword: "type", params: { type: "string" } };
               if (vErrors === null) {
-                vErrors = [err44];
+                vErrors = [err45];
               }
               else {
-                vErrors.push(err44);
+                vErrors.push(err45);
               }
               errors++;
             }
@@ -17904,23 +18389,13 @@ const queryValidators = (function(exports, require) {
           if (coerced20 !== undefined) {
             data21 = coerced20;
             if (data !== undefined) {
-              data["limit"] = coerced20;
+              data["expand"] = coerced20;
             }
           }
         }
-        if ((typeof data21 == "number") && (isFinite(data21))) {
-          if (data21 > 1000 || isNaN(data21)) {
-            const err45 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 } };
-            if (vErrors === null) {
-              vErrors = [err45];
-            }
-            else {
-              vErrors.push(err45);
-            }
-            errors++;
-          }
-          if (data21 < 1 || isNaN(data21)) {
-            const err46 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
+        if (typeof data21 === "string") {
+          if (func2(data21) < 1) {
+            const err46 = { instancePath: instancePath + "/expand", schemaPath: "#/properties/expand/minLength", keyword: "minLength", params: { limit: 1 } };
             if (vErrors === null) {
               vErrors = [err46];
             }
@@ -17931,20 +18406,18 @@ const queryValidators = (function(exports, require) {
           }
         }
       }
-      if (data.cursor !== undefined) {
-        let data22 = data.cursor;
-        if (typeof data22 !== "string") {
+      if (data.limit !== undefined) {
+        let data22 = data.limit;
+        if (!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))) {
           let dataType21 = typeof data22;
           let coerced21 = undefined;
           if (!(coerced21 !== undefined)) {
-            if (dataType21 == "number" || dataType21 == "boolean") {
-              coerced21 = "" + data22;
-            }
-            else if (data22 === null) {
-              coerced21 = "";
+            if (dataType21 === "boolean" || data22 === null
+              || (dataType21 === "string" && data22 && data22 == +data22 && !(data22 % 1))) {
+              coerced21 = +data22;
             }
             else {
-              const err47 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" } };
+              const err47 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" } };
               if (vErrors === null) {
                 vErrors = [err47];
               }
@@ -17957,13 +18430,13 @@ const queryValidators = (function(exports, require) {
           if (coerced21 !== undefined) {
             data22 = coerced21;
             if (data !== undefined) {
-              data["cursor"] = coerced21;
+              data["limit"] = coerced21;
             }
           }
         }
-        if (typeof data22 === "string") {
-          if (func2(data22) < 1) {
-            const err48 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 } };
+        if ((typeof data22 == "number") && (isFinite(data22))) {
+          if (data22 > 1000 || isNaN(data22)) {
+            const err48 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 } };
             if (vErrors === null) {
               vErrors = [err48];
             }
@@ -17972,26 +18445,37 @@ const queryValidators = (function(exports, require) {
             }
             errors++;
           }
-        }
-      }
-      if (data.count !== undefined) {
-        let data23 = data.count;
-        if (typeof data23 !== "boolean") {
-          let coerced22 = undefined;
-          if (!(coerced22 !== undefined)) {
-            if (data23 === "false" || data23 === 0 || data23 === null) {
-              coerced22 = false;
-            }
-            else if (data23 === "true" || data23 === 1) {
-              coerced22 = true;
+          if (data22 < 1 || isNaN(data22)) {
+            const err49 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
+            if (vErrors === null) {
+              vErrors = [err49];
             }
             else {
-              const err49 = { instancePath: instancePath + "/count", schemaPath: "#/properties/count/type", keyword: "type", params: { type: "boolean" } };
+              vErrors.push(err49);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.cursor !== undefined) {
+        let data23 = data.cursor;
+        if (typeof data23 !== "string") {
+          let dataType22 = typeof data23;
+          let coerced22 = undefined;
+          if (!(coerced22 !== undefined)) {
+            if (dataType22 == "number" || dataType22 == "boolean") {
+              coerced22 = "" + data23;
+            }
+            else if (data23 === null) {
+              coerced22 = "";
+            }
+            else {
+              const err50 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" } };
               if (vErrors === null) {
-                vErrors = [err49];
+                vErrors = [err50];
               }
               else {
-                vErrors.push(err49);
+                vErrors.push(err50);
               }
               errors++;
             }
@@ -17999,19 +18483,61 @@ const queryValidators = (function(exports, require) {
           if (coerced22 !== undefined) {
             data23 = coerced22;
             if (data !== undefined) {
-              data["count"] = coerced22;
+              data["cursor"] = coerced22;
+            }
+          }
+        }
+        if (typeof data23 === "string") {
+          if (func2(data23) < 1) {
+            const err51 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 } };
+            if (vErrors === null) {
+              vErrors = [err51];
+            }
+            else {
+              vErrors.push(err51);
+            }
+            errors++;
+          }
+        }
+      }
+      if (data.count !== undefined) {
+        let data24 = data.count;
+        if (typeof data24 !== "boolean") {
+          let coerced23 = undefined;
+          if (!(coerced23 !== undefined)) {
+            if (data24 === "false" || data24 === 0 || data24 === null) {
+              coerced23 = false;
+            }
+            else if (data24 === "true" || data24 === 1) {
+              coerced23 = true;
+            }
+            else {
+              const err52 = { instancePath: instancePath + "/count", schemaPath: "#/properties/count/type", keyword: "type", params: { type: "boolean" } };
+              if (vErrors === null) {
+                vErrors = [err52];
+              }
+              else {
+                vErrors.push(err52);
+              }
+              errors++;
+            }
+          }
+          if (coerced23 !== undefined) {
+            data24 = coerced23;
+            if (data !== undefined) {
+              data["count"] = coerced23;
             }
           }
         }
       }
     }
     else {
-      const err50 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+      const err53 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
       if (vErrors === null) {
-        vErrors = [err50];
+        vErrors = [err53];
       }
       else {
-        vErrors.push(err50);
+        vErrors.push(err53);
       }
       errors++;
     }

@@ -34,6 +34,8 @@ export interface ServiceConfig {
   readonly authCacheTtlMs: number;
   /** Believe X-Forwarded-Proto/-Host (behind a proxy such as the gateway). */
   readonly trustProxy: boolean;
+  /** Updates and deletes must carry If-Match (428 without it). */
+  readonly requireIfMatch: boolean;
   /** pino level: fatal, error, warn, info, debug, trace or silent. */
   readonly logLevel: string;
   /** Port of the admin listener (/metrics, /healthz, /readyz); undefined: none. */
@@ -59,6 +61,7 @@ export const DEFAULT_SERVICE_CONFIG: ServiceConfig = {
   shutdownGraceMs: 10_000,
   authCacheTtlMs: 5_000,
   trustProxy: false,
+  requireIfMatch: false,
   logLevel: 'info',
   adminPort: undefined,
   adminHost: '127.0.0.1',

@@ -78,10 +78,16 @@ export function buildService(config: ServiceConfig, database: DatabaseHandle, op
   async function authenticate(request: FastifyRequest, intent: Intent): Promise<Caller> {
     const credential = credentialOf(request, headerNames);
     if (credential === undefined) {
-      throw new UnauthorizedError('an API key is required: send it as the X-ServiceApiKey header, as the password of HTTP Basic, as a Bearer token, or (reads only) as the ApiKey query parameter');
+      throw new UnauthorizedError({
+        de: 'Ein API-Schlüssel ist erforderlich: als Kopf X-ServiceApiKey, als Passwort von HTTP Basic, als Bearer-Token oder (nur zum Lesen) als Abfrageparameter ApiKey.',
+        en: 'An API key is required: send it as the X-ServiceApiKey header, as the password of HTTP Basic, as a Bearer token, or (reads only) as the ApiKey query parameter.',
+      });
     }
     if (intent === 'write' && credential.form === 'query') {
-      throw new ForbiddenError('the ApiKey query parameter grants read access only; send the key in a header to write');
+      throw new ForbiddenError({
+        de: 'Der Abfrageparameter ApiKey erlaubt nur Lesen; zum Schreiben den Schlüssel in einem Kopf senden.',
+        en: 'The ApiKey query parameter grants read access only; send the key in a header to write.',
+      });
     }
     return authenticator.callerFor(credential.key);
   }
@@ -108,6 +114,7 @@ export function buildService(config: ServiceConfig, database: DatabaseHandle, op
     batchLimits: { maxBytes: config.batchMaxBytes, maxOperations: config.batchMaxOperations },
     messages: dataSource.messages,
     authRealm: config.authRealm,
+    requireIfMatch: config.requireIfMatch,
   });
   // The web interface for employees at /, on the same data source and rules.
   registerWebInterface(app, { db: database.db, bookings: new Bookings(index, dataSource) });

@@ -23,7 +23,7 @@ import { DEFAULT_BATCH_LIMITS } from '../../odata/limits.js';
 import { boundaryOf } from '../../odata/multipart-reader.js';
 import { BatchTally, recordBatch } from '../cache/batch-resources.js';
 import type { ResourceClassifier } from '../cache/request-resources.js';
-import { GatewayError, PayloadTooLargeError } from '../errors.js';
+import { BadGatewayError, GatewayError, PayloadTooLargeError } from '../errors.js';
 import type { RootPair } from './root-rewriter.js';
 import { bodyMayEscapeSlashes, isRewritable, rewriteRoot, rewriteRootBytes } from './root-rewriter.js';
 
@@ -116,6 +116,11 @@ export function isBatchAnswer(statusCode: number, contentType: string | undefine
   return statusCode === 202 && contentType !== undefined && /^\s*multipart\/mixed\s*;/i.test(contentType);
 }
 
+/** The upstream's fault, not the client's: a 502 while nothing has been sent, else a cut-off answer. */
+function unreadable(error: unknown): Error {
+  return error instanceof ODataError ? new BadGatewayError(`the upstream's batch answer cannot be read: ${error.message}`) : (error as Error);
+}
+
 /** Rewrites a batch answer part by part as it streams; `contentType` is the upstream's. */
 export class BatchAnswerRewriter extends Transform {
   private readonly reader: BatchResponseReader;
@@ -133,7 +138,7 @@ export class BatchAnswerRewriter extends Transform {
       this.reader.push(chunk);
       callback();
     } catch (error) {
-      callback(error as Error);
+      callback(unreadable(error));
     }
   }
 
@@ -142,7 +147,7 @@ export class BatchAnswerRewriter extends Transform {
       this.reader.end();
       callback(null, this.writer.end());
     } catch (error) {
-      callback(error as Error);
+      callback(unreadable(error));
     }
   }
 

@@ -2,6 +2,7 @@
 // and the If-Match check of a write, which reads the current version and refuses with 412
 // before anything is written upstream.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { concurrencyProperties } from '../../odata/etag.js';
 import type { EntitySet } from '../../odata/model.js';
 import { PreconditionFailedError } from '../errors.js';
 import type { UpstreamEntry } from '../upstream/odata-codec.js';
@@ -49,13 +50,17 @@ export function sendEntity(ctx: RestContext, set: EntitySet, entry: UpstreamEntr
 }
 
 /**
- * The call context of a write under the request's If-Match: unchanged without one; otherwise the
- * entity is read, and a version that does not match is a 412 (nothing written). An ETag the
- * upstream wrote itself is passed on, so the upstream checks it too at the moment of the write.
+ * The call context of a write under the request's If-Match: unchanged without one. An upstream
+ * whose model declares concurrency tokens for the set (`ConcurrencyMode="Fixed"`) writes the
+ * ETags this face hands out, so If-Match goes to it as sent and it compares in the write itself:
+ * of two writers holding one ETag, one wins. For any other upstream the entity is read and a
+ * version that does not match is a 412 (nothing written); this read-compare-write cannot stop
+ * two writers that compare at the same moment, which only the upstream could.
  */
 export async function underPrecondition(ctx: RestContext, set: EntitySet, path: string, request: FastifyRequest, call: CallContext): Promise<CallContext> {
   const ifMatch = header(request, 'if-match');
   if (ifMatch === undefined) return call;
+  if (concurrencyProperties(ctx.index.typeOfSet(set)).length > 0) return { ...call, ifMatch };
   const entry = await ctx.upstream.entry(set, path, '', call);
   const version = resourceVersion(entry, ctx.shapes.of(set).toRest(entry), ctx.versionProperty);
   if (!matchesAny(ifMatch, version.etag)) {

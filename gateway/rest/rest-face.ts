@@ -1,10 +1,11 @@
 // The REST face: one route per operation of the model's REST surface (codegen/rest-surface.ts,
 // the same description openapi.json and client.ts are emitted from), so the routes, the document
 // and the client cannot disagree. Registered inside a plugin prefixed with the contract's base path.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { describeRestSurface } from '../../codegen/rest-surface.js';
 import { DOCS_PATH, OPENAPI_PATH } from '../docs.js';
+import { MalformedBodyError } from '../errors.js';
 import type { GatewayParts } from '../features.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
 import { createAtomCodec } from '../upstream/atom-codec.js';
@@ -27,6 +28,10 @@ export function restBasePath(openapi: OpenAPIV3_1.Document): string {
   return path.replace(/\/+$/, '');
 }
 
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+type ContentTypeParserFn = (request: FastifyRequest, body: string | Buffer, done: (error: Error | null, body?: unknown) => void) => void;
+
 export function registerRestFace(face: FastifyInstance, parts: GatewayParts, client: UpstreamClient): void {
   const { config, artefacts, index } = parts;
   const codec = config.upstream.format === 'atom' ? createAtomCodec(index) : createJsonCodec(index);
@@ -40,8 +45,22 @@ export function registerRestFace(face: FastifyInstance, parts: GatewayParts, cli
     limits: config.queryLimits,
     basePath: restBasePath(artefacts.openapi),
   };
-  // A JSON merge patch is JSON; Fastify refuses every other media type with a 415.
-  face.addContentTypeParser(MERGE_PATCH_MEDIA_TYPE, { parseAs: 'string' }, face.getDefaultJsonParser('error', 'error'));
+  // JSON and JSON merge patch bodies are decoded strictly: Fastify's own parser would turn bytes
+  // that are not UTF-8 into U+FFFD and send those upstream. Every other media type is a 415.
+  const json = face.getDefaultJsonParser('error', 'error');
+  const strictJson: ContentTypeParserFn = (request, body, done) => {
+    let text: string;
+    try {
+      text = STRICT_UTF8.decode(body as Buffer);
+    } catch {
+      done(new MalformedBodyError('the request body is not valid UTF-8'), undefined);
+      return;
+    }
+    json(request, text, done);
+  };
+  face.removeContentTypeParser('application/json');
+  face.addContentTypeParser('application/json', { parseAs: 'buffer' }, strictJson);
+  face.addContentTypeParser(MERGE_PATCH_MEDIA_TYPE, { parseAs: 'buffer' }, strictJson);
 
   const surface = describeRestSurface(artefacts.model);
   for (const resource of surface.sets) {

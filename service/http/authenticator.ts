@@ -20,9 +20,9 @@ export interface AuthenticatorOptions {
 }
 
 const REFUSALS = {
-  unknown: 'the API key is not valid',
-  revoked: 'the API key has been revoked',
-  'inactive-user': 'the user of this API key is inactive',
+  unknown: { de: 'Der API-Schlüssel ist ungültig.', en: 'The API key is not valid.' },
+  revoked: { de: 'Der API-Schlüssel wurde widerrufen.', en: 'The API key has been revoked.' },
+  'inactive-user': { de: 'Der Benutzer dieses API-Schlüssels ist inaktiv.', en: 'The user of this API key is inactive.' },
 } as const;
 
 export class Authenticator {

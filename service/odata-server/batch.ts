@@ -36,6 +36,8 @@ interface BatchRun<C> extends BatchSettings<C> {
   readonly host: string;
   readonly authenticate: (intent: Intent) => Promise<C>;
   readonly logFailure: (error: unknown) => void;
+  /** The batch request's own Accept-Language, for parts that send none. */
+  readonly acceptLanguage: string | undefined;
 }
 
 /** The batch answered on `reply`: 202 and a multipart answer streamed part by part. */
@@ -62,6 +64,7 @@ export async function serveBatch<C>(
     host: request.host,
     authenticate: once,
     logFailure: (error) => request.log.error({ err: error }, 'batch operation failed'),
+    acceptLanguage: request.headers['accept-language'],
   };
   const writer = new BatchResponseWriter(`batch_${randomUUID()}`);
   return reply.code(202).header('content-type', writer.contentType).header('dataserviceversion', '2.0')
@@ -74,7 +77,7 @@ async function readBody(limits: BatchLimits, request: FastifyRequest): Promise<B
   if (declared > limits.maxBytes) throw new BatchLimitError(413, `the batch is larger than ${limits.maxBytes} bytes`);
   const reader = new BatchRequestReader(request.headers['content-type'], limits);
   const body = request.body;
-  if (typeof body === 'string') reader.push(Buffer.from(body, 'utf8'));
+  if (Buffer.isBuffer(body)) reader.push(body);
   else if (body instanceof Readable) await pushAll(body, reader);
   return reader.end();
 }
@@ -138,8 +141,9 @@ async function answerOf<C>(run: BatchRun<C>, parts: ServerParts<C>, operation: B
   const url = absolutePath(run.rootPath, operation.url, references);
   const target = parseRequestTarget({ url, protocol: run.protocol, host: run.host, accept: operation.headers.get('accept'), dateTimeOffsets: operation.headers.get(DATE_TIME_OFFSETS_HEADER) }, run.rootPath, parts.index, run.queryLimits);
   const method = effectiveMethod(operation.method, operation.headers.get('x-http-method'));
-  const body = { contentType: operation.headers.get('content-type'), text: operation.body.length === 0 ? undefined : operation.body.toString('utf8') };
-  const result = await handleRequest(parts, target, method, body, run.authenticate);
+  const body = { contentType: operation.headers.get('content-type'), bytes: operation.body.length === 0 ? undefined : operation.body };
+  const preconditions = { ifMatch: operation.headers.get('if-match'), ifNoneMatch: operation.headers.get('if-none-match') };
+  const result = await handleRequest(parts, target, method, body, preconditions, run.authenticate);
   if (references !== undefined && operation.contentId !== undefined) {
     const location = result.headers?.location;
     const root = target.response.serviceRoot;
@@ -151,7 +155,7 @@ async function answerOf<C>(run: BatchRun<C>, parts: ServerParts<C>, operation: B
 }
 
 function failure<C>(run: BatchRun<C>, operation: BatchOperation, error: unknown): OperationAnswer {
-  const reply = errorReply(error, operation.headers.get('accept'), operation.url, run.authRealm);
+  const reply = errorReply(error, operation.headers.get('accept'), operation.url, run.authRealm, operation.headers.get('accept-language') ?? run.acceptLanguage);
   if (reply.status >= 500) run.logFailure(error);
   return { status: reply.status, headers: reply.headers, body: reply.body, contentId: operation.contentId };
 }

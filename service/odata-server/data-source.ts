@@ -48,6 +48,14 @@ export interface QueryPage {
 /** Replace (PUT) resets what the payload omits; merge (MERGE, PATCH) keeps it. */
 export type UpdateMode = 'merge' | 'replace';
 
+/**
+ * The values of the set's concurrency properties (`ConcurrencyMode="Fixed"`) the entity must
+ * still have for a write to happen, from the ETag the client's If-Match named. The data source
+ * compares them in the write itself (not before it), so of two writers holding one ETag exactly
+ * one succeeds; the other gets a PreconditionFailedError.
+ */
+export type WriteCondition = EdmRecord;
+
 /** What a function import returns: entities of its entity set, or complex/primitive values. */
 export type FunctionResult = EdmRecord | readonly EdmRecord[] | EdmValue | readonly EdmValue[];
 
@@ -61,8 +69,8 @@ export interface DataSource<Caller> {
    * writable property with its default filled in where the client gave none (replace);
    * read-only properties are never in it.
    */
-  update(caller: Caller, set: EntitySet, key: KeyValues, values: EdmRecord, mode: UpdateMode): Promise<void>;
-  remove(caller: Caller, set: EntitySet, key: KeyValues): Promise<void>;
+  update(caller: Caller, set: EntitySet, key: KeyValues, values: EdmRecord, mode: UpdateMode, condition?: WriteCondition): Promise<void>;
+  remove(caller: Caller, set: EntitySet, key: KeyValues, condition?: WriteCondition): Promise<void>;
   /** Parameters by EDMX name, typed; absent nullable parameters are null. */
   invoke(caller: Caller, fn: FunctionImport, parameters: Readonly<Record<string, EdmValue>>): Promise<FunctionResult>;
   /**

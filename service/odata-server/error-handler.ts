@@ -8,6 +8,7 @@ import { negotiate } from '../../odata/content-negotiation.js';
 import { ODataError, UriSyntaxError } from '../../odata/errors.js';
 import { writeJsonError } from '../../odata/json-documents.js';
 import { writeXmlError } from '../../odata/xml-documents.js';
+import { LANGUAGE_TAGS, messageIn, preferredLanguage } from './error-texts.js';
 import { MethodNotAllowedError, ServiceError, UnauthorizedError } from './errors.js';
 
 export interface ErrorDescription {
@@ -48,11 +49,17 @@ export interface ErrorReply {
   readonly body: string;
 }
 
-/** The error document of a failure, in the format the request asked for, with its headers. */
-export function errorReply(error: unknown, accept: string | undefined, url: string, realm: string): ErrorReply {
+/**
+ * The error document of a failure, in the format the request asked for and the language its
+ * Accept-Language prefers (error-texts.ts), with its headers.
+ */
+export function errorReply(error: unknown, accept: string | undefined, url: string, realm: string, acceptLanguage?: string): ErrorReply {
   const described = describeError(error);
   const contentType = negotiate({ accept, format: formatOption(url), kind: 'error' });
-  const document = { code: described.code, message: described.message, lang: described.lang };
+  const language = preferredLanguage(acceptLanguage);
+  const own = described.lang.toLowerCase().startsWith('de') ? 'de' : described.lang.toLowerCase().startsWith('en') ? 'en' : undefined;
+  const message = messageIn(error, described.status, described.message, own, language);
+  const document = { code: described.code, message, lang: LANGUAGE_TAGS[language] };
   const body = contentType.startsWith('application/json') ? writeJsonError(document) : writeXmlError(document);
   const headers: Record<string, string> = { 'content-type': contentType };
   if (error instanceof UnauthorizedError) headers['www-authenticate'] = `Basic realm="${realm}", charset="UTF-8"`;
@@ -61,7 +68,7 @@ export function errorReply(error: unknown, accept: string | undefined, url: stri
 }
 
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply, realm: string): FastifyReply {
-  const answer = errorReply(error, request.headers.accept, request.url, realm);
+  const answer = errorReply(error, request.headers.accept, request.url, realm, request.headers['accept-language']);
   if (answer.status >= 500) request.log.error({ err: error }, 'request failed');
   return reply.code(answer.status).headers(answer.headers).send(answer.body);
 }
@@ -86,7 +93,8 @@ export function sendClientError(error: Error & { code?: string }, socket: Socket
     : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
       ? [408, 'Request Timeout', 'the request did not arrive in time']
       : [400, 'Bad Request', 'the request is not valid HTTP'];
-  const body = writeXmlError({ code: 'BAD_REQUEST', message, lang: 'en' });
+  // No header was read, Accept-Language neither: the default language.
+  const body = writeXmlError({ code: 'BAD_REQUEST', message: messageIn(error, status, message, 'en', 'de'), lang: LANGUAGE_TAGS.de });
   if (socket.writable) {
     socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/xml;charset=utf-8\r\n`
       + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);

@@ -40,7 +40,8 @@ async function expandLevel<C>(
     related.forEach((record, i) => {
       const key = tupleKey(record, relation.target);
       if (key === undefined) return;
-      const entry: InlineEntry = nested === undefined ? { record } : { record, expanded: nested[i] };
+      const etag = op.parts.representations.etagOf(item.set, record);
+      const entry: InlineEntry = { record, ...(etag === undefined ? {} : { etag }), ...(nested === undefined ? {} : { expanded: nested[i] }) };
       const group = groups.get(key);
       if (group === undefined) groups.set(key, [entry]);
       else group.push(entry);

@@ -6,6 +6,7 @@ import { UriSyntaxError } from '../../odata/errors.js';
 import { BadRequestError, MethodNotAllowedError } from './errors.js';
 import { invokeFunction } from './function-imports.js';
 import type { HandlerResult, Operation, ServerParts } from './operation.js';
+import type { Preconditions } from './preconditions.js';
 import { readCollection, readEntity, readLinks, readProperty } from './read-handlers.js';
 import type { RequestTarget } from './request-target.js';
 import type { RequestBody } from './write-handlers.js';
@@ -56,6 +57,7 @@ export async function handleRequest<C>(
   target: RequestTarget,
   method: Method,
   body: RequestBody,
+  preconditions: Preconditions,
   authenticate: (intent: Intent) => Promise<C>,
 ): Promise<HandlerResult> {
   const { path } = target;
@@ -83,6 +85,7 @@ export async function handleRequest<C>(
     parts,
     caller,
     wallClock,
+    preconditions,
     target: {
       ...target,
       query: target.query.filter === undefined ? target.query : { ...target.query, filter: filterAsInstants(target.query.filter, wallClock) },

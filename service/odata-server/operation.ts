@@ -12,6 +12,7 @@ import type { WallClockZone } from '../../odata/wall-clock.js';
 import type { DataSource, EntitySelection, MemberOf } from './data-source.js';
 import type { ValidationMessages } from './messages.js';
 import type { PayloadRules } from './payload-rules.js';
+import type { Preconditions } from './preconditions.js';
 import { constraintsFrom, relationOf } from './relations.js';
 import type { Representation, Representations } from './representations.js';
 import type { EntityBodyReader } from './request-body.js';
@@ -28,6 +29,8 @@ export interface ServerParts<Caller> {
   readonly pageSize: number;
   /** Most entities one request may expand inline, over all its `$expand` paths. */
   readonly maxExpandedEntities: number;
+  /** Updates and deletes of entities with an ETag must carry If-Match (else 428). */
+  readonly requireIfMatch: boolean;
   /** Path below the root of an entity of a set (`Projects(7)`), compiled once per set. */
   entityPath(set: EntitySet, record: EdmRecord): string;
 }
@@ -36,6 +39,7 @@ export interface Operation<Caller> {
   readonly parts: ServerParts<Caller>;
   readonly caller: Caller;
   readonly target: RequestTarget;
+  readonly preconditions: Preconditions;
   /** The caller's wall clock, on which Edm.DateTime values are on the wire (wall-clock-edge.ts). */
   readonly wallClock?: WallClockZone | undefined;
 }

@@ -45,6 +45,8 @@ export interface ODataServiceOptions<Caller> {
   readonly messages?: ValidationMessages;
   /** Realm of the `WWW-Authenticate: Basic` challenge of a 401. */
   readonly authRealm?: string;
+  /** Updates and deletes of entities with an ETag must carry If-Match (else 428; default false). */
+  readonly requireIfMatch?: boolean;
 }
 
 function serverParts<C>(options: ODataServiceOptions<C>, index: ModelIndex): ServerParts<C> {
@@ -59,8 +61,14 @@ function serverParts<C>(options: ODataServiceOptions<C>, index: ModelIndex): Ser
     messages,
     pageSize: options.pageSize ?? 100,
     maxExpandedEntities: options.maxExpandedEntities ?? 5000,
+    requireIfMatch: options.requireIfMatch ?? false,
     entityPath: (set, record) => (paths.get(set) as (record: EdmRecord) => string)(record),
   };
+}
+
+/** A header's value; repeated fields are one list (RFC 9110 5.3). */
+function headerList(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 /** Registers the service on `app` (call before `listen`; the instance's body parsers are replaced). */
@@ -71,11 +79,12 @@ export function registerODataService<C>(app: FastifyInstance, options: ODataServ
   const realm = options.authRealm ?? 'OData';
   if (!app.supportedMethods.includes('MERGE')) app.addHttpMethod('MERGE', { hasBody: true });
 
-  // Bodies stay text whatever their type: the odata/ readers check JSON and Atom themselves
-  // (hostile input included), and a type they do not read is a 415 from the handler. A batch
+  // Bodies stay bytes whatever their type: the entity reader decodes JSON and Atom strictly as
+  // UTF-8 and the odata/ readers check them (hostile input included); a type they do not read
+  // is a 415 from the handler. A batch
   // (multipart/mixed) stays a stream: its reader takes it chunk by chunk, within its own limits.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   app.addContentTypeParser('multipart/mixed', (_request, payload, done) => done(null, payload));
   const batch = {
     parts,
@@ -105,8 +114,9 @@ export function registerODataService<C>(app: FastifyInstance, options: ODataServ
       const tunnelled = request.headers['x-http-method'];
       const method = effectiveMethod(request.method, Array.isArray(tunnelled) ? tunnelled[0] : tunnelled);
       if (target.path.kind === 'batch' && method === 'POST') return serveBatch(batch, request, reply, (intent) => options.authenticate(request, intent));
-      const body = { contentType: request.headers['content-type'], text: typeof request.body === 'string' ? request.body : undefined };
-      const result = await handleRequest(parts, target, method, body, (intent) => options.authenticate(request, intent));
+      const body = { contentType: request.headers['content-type'], bytes: Buffer.isBuffer(request.body) ? request.body : undefined };
+      const preconditions = { ifMatch: headerList(request.headers['if-match']), ifNoneMatch: headerList(request.headers['if-none-match']) };
+      const result = await handleRequest(parts, target, method, body, preconditions, (intent) => options.authenticate(request, intent));
       reply.code(result.status).header('dataserviceversion', '2.0');
       for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
       if (result.representation === undefined) return reply.send();

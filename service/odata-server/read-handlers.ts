@@ -8,6 +8,7 @@ import { NotImplementedError } from './errors.js';
 import { expandRecords } from './expand.js';
 import type { HandlerResult, Operation } from './operation.js';
 import { fetchEntity, keyConstraints, selectPaths, selectionOf, totalOrder } from './operation.js';
+import { notModified } from './preconditions.js';
 import { constraintsFrom, relationOf } from './relations.js';
 import { nextPageQuery } from './request-target.js';
 import { decodeSkipToken, encodeSkipToken } from './skiptoken.js';
@@ -59,9 +60,12 @@ export async function readEntity<C>(op: Operation<C>, path: PathOf<'entity'>): P
   if (path.mediaValue) throw new NotImplementedError('media resources are not served');
   const { parts, target } = op;
   const record = await fetchEntity(op, { ...(await selectionOf(op, path.segments)), filter: target.query.filter });
+  const etag = parts.representations.etagOf(path.set, record);
+  const headers = etag === undefined ? undefined : { etag };
+  if (notModified(op, path.set, record)) return { status: 304, headers };
   const expanded = target.query.expand.length > 0 ? (await expandRecords(op, [record], target.query.expand))[0] : undefined;
   const representation = parts.representations.entry(target.response, path.set, record, { select: selectPaths(op), expanded });
-  return { status: 200, representation };
+  return { status: 200, headers, representation };
 }
 
 export async function readProperty<C>(op: Operation<C>, path: PathOf<'property'>): Promise<HandlerResult> {

@@ -4,6 +4,7 @@
 import type { AtomWriter } from '../../odata/atom-writer.js';
 import { createAtomWriter } from '../../odata/atom-writer.js';
 import { negotiate } from '../../odata/content-negotiation.js';
+import { etagWriter } from '../../odata/etag.js';
 import type { ResponseKind } from '../../odata/content-negotiation.js';
 import type { EdmRecord, EdmValue } from '../../odata/edm.js';
 import { JSONP_CONTENT_TYPE, writeJsonFunctionResult, writeJsonLink, writeJsonLinks, writeJsonProperty, wrapJsonp } from '../../odata/json-documents.js';
@@ -57,6 +58,8 @@ const isJson = (contentType: string) => contentType.startsWith('application/json
 export class Representations {
   private readonly jsonWriters = new Map<EntitySet, JsonWriter>();
   private readonly atomWriters = new Map<EntitySet, AtomWriter>();
+  /** The ETag of entities of each set that has one (its type declares concurrency properties). */
+  private readonly etags = new Map<EntitySet, (record: EdmRecord) => string>();
   private readonly serviceDocument: (serviceRoot: string) => string;
   /** `$metadata` by service root (its self link names the root the client used). */
   private readonly metadataDocuments = new Map<string, string>();
@@ -65,6 +68,8 @@ export class Representations {
     for (const set of index.model.entitySets) {
       this.jsonWriters.set(set, createJsonWriter(index, set));
       this.atomWriters.set(set, createAtomWriter(index, set));
+      const etag = etagWriter(index.typeOfSet(set));
+      if (etag !== undefined) this.etags.set(set, etag);
     }
     this.serviceDocument = createServiceDocumentWriter(index.model);
   }
@@ -75,10 +80,15 @@ export class Representations {
     return negotiate({ accept: ctx.accept, format, kind });
   }
 
+  /** The entity's ETag (`W/"3"`), or undefined when its set has none. */
+  etagOf(set: EntitySet, record: EdmRecord): string | undefined {
+    return this.etags.get(set)?.(record);
+  }
+
   entry(ctx: ResponseContext, set: EntitySet, stored: EdmRecord, shape: EntryShape = {}): Representation {
     const contentType = this.contentType(ctx, 'entry');
     const record = recordOnWallClock(stored, ctx.showDateTime);
-    const options = { serviceRoot: ctx.serviceRoot, select: shape.select, expanded: expandedOnWallClock(shape.expanded, ctx.showDateTime) };
+    const options = { serviceRoot: ctx.serviceRoot, select: shape.select, expanded: expandedOnWallClock(shape.expanded, ctx.showDateTime), etag: this.etagOf(set, stored) };
     return isJson(contentType)
       ? this.json(ctx, contentType, this.writerOf(this.jsonWriters, set).entry(record, options))
       : { contentType, body: this.writerOf(this.atomWriters, set).entry(record, options) };
@@ -92,6 +102,7 @@ export class Representations {
     const options = {
       serviceRoot: ctx.serviceRoot,
       ...shape,
+      etag: this.etags.get(set),
       ...(expanded === undefined || show === undefined
         ? {}
         : { expanded: (record: EdmRecord, i: number) => expandedOnWallClock(expanded(record, i), show) }),

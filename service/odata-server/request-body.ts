@@ -31,11 +31,12 @@ export class EntityBodyReader {
 
   constructor(private readonly index: ModelIndex, private readonly messages: ValidationMessages) {}
 
-  read(set: EntitySet, contentType: string | undefined, body: string | undefined): EdmRecord {
+  read(set: EntitySet, contentType: string | undefined, bytes: Buffer | undefined): EdmRecord {
     const mediaType = mediaTypeOf(contentType);
     if (!isEntityMediaType(mediaType)) {
       throw new UnsupportedMediaTypeError(`a create or update carries ${JSON_MEDIA_TYPE} or ${ATOM_MEDIA_TYPE}, not ${contentType === undefined ? 'no Content-Type' : contentType.slice(0, 80)}`);
     }
+    const body = bytes === undefined ? undefined : strictUtf8(bytes);
     if (body === undefined || body.trim() === '') throw new PayloadError('the request has no entity in its body');
     try {
       return mediaType === JSON_MEDIA_TYPE ? this.readJson(set, body) : this.readAtom(set, body);
@@ -65,6 +66,20 @@ export class EntityBodyReader {
     const property = this.index.property(type, error.target);
     if (property === undefined) return error;
     return new ValidationError(this.messages.invalidValue(type, property), this.messages.lang, property.name);
+  }
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/**
+ * The body's text; a 400 when it is not UTF-8 (JSON and Atom bodies are). Decoding leniently
+ * would store U+FFFD in place of whatever the client meant.
+ */
+function strictUtf8(bytes: Buffer): string {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    throw new PayloadError('the request body is not valid UTF-8');
   }
 }
 

@@ -9,18 +9,20 @@ import type { HandlerResult, Operation } from './operation.js';
 import { fetchEntity, keyOf, selectionOf } from './operation.js';
 import { constraintsFrom, relationOf } from './relations.js';
 import { sameValue } from './payload-rules.js';
+import { writeCondition } from './preconditions.js';
 import { recordAsInstants } from './wall-clock-edge.js';
 
 type PathOf<K extends ResourcePath['kind']> = Extract<ResourcePath, { kind: K }>;
 
 export interface RequestBody {
   readonly contentType: string | undefined;
-  readonly text: string | undefined;
+  /** As received: the entity readers decode it, refusing what is not UTF-8. */
+  readonly bytes: Buffer | undefined;
 }
 
 export async function createEntity<C>(op: Operation<C>, path: PathOf<'collection'>, body: RequestBody): Promise<HandlerResult> {
   const { parts, caller, target } = op;
-  const record = { ...recordAsInstants(parts.index, path.type.properties, parts.bodyReader.read(path.set, body.contentType, body.text), op.wallClock) };
+  const record = { ...recordAsInstants(parts.index, path.type.properties, parts.bodyReader.read(path.set, body.contentType, body.bytes), op.wallClock) };
   const last = path.segments[path.segments.length - 1];
   if (last?.navigation !== undefined) {
     // Created below a parent: the parent's side of the referential constraint is given by the URI
@@ -38,9 +40,10 @@ export async function createEntity<C>(op: Operation<C>, path: PathOf<'collection
   const values = parts.payloadRules.forCreate(path.type, record);
   const created = await parts.dataSource.create(caller, path.set, values);
   const location = `${target.response.serviceRoot}${parts.entityPath(path.set, created)}`;
+  const etag = parts.representations.etagOf(path.set, created);
   return {
     status: 201,
-    headers: { location },
+    headers: etag === undefined ? { location } : { location, etag },
     representation: parts.representations.entry(target.response, path.set, created),
   };
 }
@@ -49,14 +52,15 @@ export async function updateEntity<C>(op: Operation<C>, path: PathOf<'entity'>, 
   const { parts, caller } = op;
   const current = await fetchEntity(op, await selectionOf(op, path.segments));
   const key = keyOf(path.type, current);
-  const record: EdmRecord = recordAsInstants(parts.index, path.type.properties, parts.bodyReader.read(path.set, body.contentType, body.text), op.wallClock);
-  await parts.dataSource.update(caller, path.set, key, parts.payloadRules.forUpdate(path.type, key, record, mode), mode);
+  const record: EdmRecord = recordAsInstants(parts.index, path.type.properties, parts.bodyReader.read(path.set, body.contentType, body.bytes), op.wallClock);
+  const values = parts.payloadRules.forUpdate(path.type, key, record, mode);
+  await parts.dataSource.update(caller, path.set, key, values, mode, writeCondition(op, path.set, current));
   return { status: 204 };
 }
 
 export async function deleteEntity<C>(op: Operation<C>, path: PathOf<'entity'>): Promise<HandlerResult> {
   const { parts, caller } = op;
   const current = await fetchEntity(op, await selectionOf(op, path.segments));
-  await parts.dataSource.remove(caller, path.set, keyOf(path.type, current));
+  await parts.dataSource.remove(caller, path.set, keyOf(path.type, current), writeCondition(op, path.set, current));
   return { status: 204 };
 }

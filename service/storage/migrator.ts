@@ -8,6 +8,7 @@ import type { DialectName } from './dialect.js';
 import { initialSchema } from './migrations/001-initial.js';
 import { deletedEntryOwner } from './migrations/002-deleted-entry-owner.js';
 import { webSignIn } from './migrations/003-web-sign-in.js';
+import { rowVersions } from './migrations/004-row-versions.js';
 import { MigrationFailedError } from './storage-errors.js';
 import type { Database } from './schema.js';
 
@@ -16,6 +17,7 @@ const MIGRATIONS: ReadonlyArray<readonly [name: string, create: (dialect: Dialec
   ['001-initial', initialSchema],
   ['002-deleted-entry-owner', deletedEntryOwner],
   ['003-web-sign-in', webSignIn],
+  ['004-row-versions', rowVersions],
 ];
 
 export function migrationProvider(dialect: DialectName): MigrationProvider {

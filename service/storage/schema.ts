@@ -29,6 +29,11 @@ export interface ChangeStamp {
   last_change_author: number;
 }
 
+/** The row version of the tables clients write (migration 004): 1 on insert, bumped by each change. */
+export interface RowVersion {
+  version: Generated<number>;
+}
+
 export interface AccountsTable {
   id: Generated<number>;
   name: string;
@@ -123,7 +128,7 @@ export interface AccountSettingsTable {
   time_entry_custom5_label: string | null;
 }
 
-export interface ClientsTable extends CustomFields, ChangeStamp {
+export interface ClientsTable extends CustomFields, ChangeStamp, RowVersion {
   id: Generated<number>;
   account_id: number;
   name: string;
@@ -131,7 +136,7 @@ export interface ClientsTable extends CustomFields, ChangeStamp {
   active: Flag;
 }
 
-export interface ProjectsTable extends CustomFields, ChangeStamp {
+export interface ProjectsTable extends CustomFields, ChangeStamp, RowVersion {
   id: Generated<number>;
   account_id: number;
   name: string;
@@ -147,7 +152,7 @@ export interface ProjectsTable extends CustomFields, ChangeStamp {
   assigned_tasks: string | null;
 }
 
-export interface TasksTable extends CustomFields, ChangeStamp {
+export interface TasksTable extends CustomFields, ChangeStamp, RowVersion {
   id: Generated<number>;
   account_id: number;
   description: string;
@@ -156,7 +161,7 @@ export interface TasksTable extends CustomFields, ChangeStamp {
   active: Flag;
 }
 
-export interface TimeEntriesTable extends CustomFields, ChangeStamp {
+export interface TimeEntriesTable extends CustomFields, ChangeStamp, RowVersion {
   id: Generated<number>;
   account_id: number;
   /** 1 = duration entry, 2 = start/end entry (stopwatch entries are 2). */

@@ -5,14 +5,14 @@ import type { EdmRecord, EdmValue } from '../../odata/edm.js';
 import type { KeyValues } from '../../odata/key-predicate.js';
 import type { ModelIndex } from '../../odata/model-index.js';
 import type { WallClockZone } from '../../odata/wall-clock.js';
-import { wallClockZone } from '../../odata/wall-clock.js';
 import type { EntitySet, FunctionImport } from '../../odata/model.js';
-import type { DataSource, EntityQuery, EntitySelection, FunctionResult, QueryPage, UpdateMode } from '../odata-server/data-source.js';
+import type { DataSource, EntityQuery, EntitySelection, FunctionResult, QueryPage, UpdateMode, WriteCondition } from '../odata-server/data-source.js';
 import { ForbiddenError, NotImplementedError } from '../odata-server/errors.js';
 import type { ValidationMessages } from '../odata-server/messages.js';
 import type { DatabaseHandle } from '../storage/database.js';
 import { withTransaction } from '../storage/transaction.js';
 import type { Caller } from './caller.js';
+import { wallClockOf } from './caller.js';
 import { changesDigest, countedSets } from './changes-digest.js';
 import { EntityReader } from './entity-reader.js';
 import { LANG, messages, validationMessages } from './messages.js';
@@ -26,6 +26,12 @@ import type { WriteContext } from './write-support.js';
 import { asClientError } from './write-support.js';
 
 type ServiceOperation = (caller: Caller, fn: FunctionImport, parameters: Readonly<Record<string, EdmValue>>) => Promise<FunctionResult>;
+
+/** The row versions (by column) a write condition names; undefined for none. */
+function expectedVersions(table: EntityTable, condition: WriteCondition | undefined): Record<string, unknown> | undefined {
+  if (condition === undefined || table.versions.length === 0) return undefined;
+  return Object.fromEntries(table.versions.map(({ property, column }) => [column, condition[property.name] ?? null]));
+}
 
 export class TimeTrackingDataSource implements DataSource<Caller> {
   /** The texts of the generic server's payload checks, naming entities as the sets do. */
@@ -50,13 +56,9 @@ export class TimeTrackingDataSource implements DataSource<Caller> {
     ]);
   }
 
-  /** The account's zone; a name the runtime does not know (set outside the admin commands) reads as UTC. */
+  /** The account's zone (Caller.timeZone). */
   wallClock(caller: Caller): WallClockZone | undefined {
-    try {
-      return wallClockZone(caller.timeZone);
-    } catch {
-      return undefined;
-    }
+    return wallClockOf(caller);
   }
 
   query(caller: Caller, query: EntityQuery): Promise<QueryPage> {
@@ -73,14 +75,14 @@ export class TimeTrackingDataSource implements DataSource<Caller> {
     return (await this.byKey(caller, table, id)) as EdmRecord;
   }
 
-  async update(caller: Caller, set: EntitySet, key: KeyValues, values: EdmRecord, mode: UpdateMode): Promise<void> {
+  async update(caller: Caller, set: EntitySet, key: KeyValues, values: EdmRecord, mode: UpdateMode, condition?: WriteCondition): Promise<void> {
     const [table, writes] = this.writable(set);
-    await this.write(caller, table, (ctx) => writes.update(ctx, table, key.ID as number, values, mode));
+    await this.write(caller, table, (ctx) => writes.update(ctx, table, key.ID as number, values, mode), expectedVersions(table, condition));
   }
 
-  async remove(caller: Caller, set: EntitySet, key: KeyValues): Promise<void> {
+  async remove(caller: Caller, set: EntitySet, key: KeyValues, condition?: WriteCondition): Promise<void> {
     const [table, writes] = this.writable(set);
-    await this.write(caller, table, (ctx) => writes.remove(ctx, table, key.ID as number));
+    await this.write(caller, table, (ctx) => writes.remove(ctx, table, key.ID as number), expectedVersions(table, condition));
   }
 
   invoke(caller: Caller, fn: FunctionImport, parameters: Readonly<Record<string, EdmValue>>): Promise<FunctionResult> {
@@ -133,10 +135,10 @@ export class TimeTrackingDataSource implements DataSource<Caller> {
   }
 
   /** One transaction; a constraint the database refuses becomes the client's 409. */
-  private async write<T>(caller: Caller, table: EntityTable, work: (ctx: WriteContext) => Promise<T>): Promise<T> {
+  private async write<T>(caller: Caller, table: EntityTable, work: (ctx: WriteContext) => Promise<T>, expectedVersions?: Record<string, unknown>): Promise<T> {
     const { db, dialect } = this.database;
     try {
-      return await withTransaction(db, (trx) => work({ trx, caller, now: Date.now(), locksRows: dialect.name === 'postgres' }));
+      return await withTransaction(db, (trx) => work({ trx, caller, now: Date.now(), locksRows: dialect.name === 'postgres', expectedVersions }));
     } catch (error) {
       throw asClientError(error, dialect, table);
     }

@@ -40,6 +40,11 @@ export interface EntityTable {
   /** The sets whose rows refer to this one, by the model's referential constraints. */
   readonly dependants: readonly Dependant[];
   /**
+   * The row versions: the stored properties the model marks `ConcurrencyMode="Fixed"` (the
+   * entity's ETag), integer counters every change of the row bumps.
+   */
+  readonly versions: readonly StoredProperty[];
+  /**
    * The rows the caller may read, as the condition every query of the set carries (reads,
    * counts, navigation, `$expand`, filter paths): whatever the caller cannot read does not exist
    * for them, so it answers 404 alike. Rows of the caller's account only; for standard users,
@@ -114,6 +119,12 @@ function entityTable(index: ModelIndex, set: EntitySet, definition: EntitySetDef
     return convert === undefined ? [] : [[property.name, convert] as const];
   }));
   const builders = new Map<RowLayout, (row: unknown) => EdmRecord>();
+  const versions = stored.filter(({ property }) => property.concurrencyMode === 'Fixed');
+  for (const { property } of versions) {
+    if (property.type !== 'Edm.Int32' && property.type !== 'Edm.Int64') {
+      throw new Error(`${set.name}.${property.name} is a concurrency property but not an integer the service can count up`);
+    }
+  }
   const visibleToStandardUser = definition.visibleToStandardUser;
   return {
     set,
@@ -132,6 +143,7 @@ function entityTable(index: ModelIndex, set: EntitySet, definition: EntitySetDef
       return convert === undefined ? (raw as EdmValue) : convert(raw);
     },
     dependants: [],
+    versions,
     visibleRows(caller, alias) {
       const ofAccount = sql`${sql.ref(`${alias}.account_id`)} = ${caller.accountId}`;
       if (caller.isAdmin || visibleToStandardUser === undefined) return ofAccount;

@@ -5,7 +5,7 @@
 import { sql } from 'kysely';
 import type { Kysely, Transaction } from 'kysely';
 import type { EdmRecord } from '../../odata/edm.js';
-import { ConflictError, ValidationError } from '../odata-server/errors.js';
+import { ConflictError, PreconditionFailedError, ValidationError } from '../odata-server/errors.js';
 import type { StorageDialect } from '../storage/dialect.js';
 import type { Database, TableName } from '../storage/schema.js';
 import type { Caller } from './caller.js';
@@ -22,6 +22,12 @@ export interface WriteContext {
   /** Whether `select ... for update` exists (PostgreSQL); SQLite's immediate transactions
    *  hold the whole database already. */
   readonly locksRows: boolean;
+  /**
+   * The row versions (by column) the entity must still have for this change to happen: those of
+   * the ETag the client's If-Match named. Checked in the statement that writes, so of two writers
+   * holding one ETag exactly one gets through; undefined = no condition.
+   */
+  readonly expectedVersions?: Readonly<Record<string, unknown>>;
 }
 
 /** Stored columns for typed values (booleans 0/1, date-times epoch ms, decimals as text). */
@@ -53,14 +59,36 @@ export async function insertRow(ctx: WriteContext, table: EntityTable, columns: 
   return Number(created.id);
 }
 
-/** Changes a row of the caller's account and stamps the change. */
+/**
+ * Changes a row of the caller's account, stamps the change and counts its versions up, in one
+ * statement that also holds the expected versions (412 when the row no longer has them).
+ */
 export async function updateRow(ctx: WriteContext, table: EntityTable, id: number, columns: Record<string, unknown>): Promise<void> {
-  await untyped(ctx).updateTable(table.table).set({ ...columns, ...changeStamp(ctx) })
-    .where('account_id', '=', ctx.caller.accountId).where('id', '=', id).execute();
+  const bumped: Record<string, unknown> = {};
+  for (const { column } of table.versions) bumped[column] = sql`${sql.ref(column)} + 1`;
+  const result = await untyped(ctx).updateTable(table.table).set({ ...columns, ...changeStamp(ctx), ...bumped })
+    .where('account_id', '=', ctx.caller.accountId).where('id', '=', id)
+    .$call((query) => whereVersions(query, ctx))
+    .executeTakeFirst();
+  if (ctx.expectedVersions !== undefined && result.numUpdatedRows === 0n) throw new PreconditionFailedError();
 }
 
+/** Deletes a row of the caller's account, if it still has the expected versions (else 412). */
 export async function deleteRow(ctx: WriteContext, table: EntityTable, id: number): Promise<void> {
-  await untyped(ctx).deleteFrom(table.table).where('account_id', '=', ctx.caller.accountId).where('id', '=', id).execute();
+  const result = await untyped(ctx).deleteFrom(table.table).where('account_id', '=', ctx.caller.accountId).where('id', '=', id)
+    .$call((query) => whereVersions(query, ctx))
+    .executeTakeFirst();
+  if (ctx.expectedVersions !== undefined && result.numDeletedRows === 0n) throw new PreconditionFailedError();
+}
+
+interface Filterable<Q> {
+  where(column: string, operator: '=', value: unknown): Q;
+}
+
+function whereVersions<Q extends Filterable<Q>>(query: Q, ctx: WriteContext): Q {
+  let conditioned = query;
+  for (const [column, value] of Object.entries(ctx.expectedVersions ?? {})) conditioned = conditioned.where(column, '=', value);
+  return conditioned;
 }
 
 /** The ids of `ids` that exist in the caller's account. */

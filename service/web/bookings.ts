@@ -5,9 +5,10 @@
 import type { EdmRecord, EdmValue } from '../../odata/edm.js';
 import type { BinaryNode, FilterNode, PropertyNode } from '../../odata/filter-ast.js';
 import type { ModelIndex } from '../../odata/model-index.js';
-import type { EntitySet, EntityType } from '../../odata/model.js';
+import type { EntitySet, EntityType, FunctionImport } from '../../odata/model.js';
 import type { FunctionResult } from '../odata-server/data-source.js';
 import { ServiceError } from '../odata-server/errors.js';
+import { functionParameters } from '../odata-server/function-imports.js';
 import { PayloadRules } from '../odata-server/payload-rules.js';
 import type { Caller } from '../timetracking/caller.js';
 import type { TimeTrackingDataSource } from '../timetracking/data-source.js';
@@ -124,9 +125,16 @@ export class Bookings {
     }
   }
 
-  /** StartStopWatch: halts a running one, starts anew. */
-  async startStopwatch(caller: Caller, parameters: { ProjectID: number; TaskID: number | null; Comment: string | null; Billable: boolean }): Promise<EdmRecord> {
-    return await this.invoke(caller, 'StartStopWatch', parameters) as EdmRecord;
+  /**
+   * StartStopWatch (halts a running one, starts anew), its parameters given as the form's text
+   * and read as the API reads a request's (types, characters that cannot be stored).
+   */
+  async startStopwatch(caller: Caller, form: { ProjectID: string; TaskID: string; Comment: string; Billable: boolean }): Promise<EdmRecord> {
+    const fn = this.functionNamed('StartStopWatch');
+    const text = new Map<string, string>([['ProjectID', form.ProjectID], ['TaskID', form.TaskID], ['Billable', String(form.Billable)]]);
+    // Quoted, as a string literal of the URL: a comment reading `null` stays that text.
+    if (form.Comment.trim() !== '') text.set('Comment', `'${form.Comment.replaceAll("'", "''")}'`);
+    return await this.source.invoke(caller, fn, functionParameters(fn, text)) as EdmRecord;
   }
 
   /** HaltStopWatch; undefined when none ran. */
@@ -139,9 +147,14 @@ export class Bookings {
     }
   }
 
-  private invoke(caller: Caller, name: string, parameters: Readonly<Record<string, EdmValue>>): Promise<FunctionResult> {
+  private functionNamed(name: string): FunctionImport {
     const fn = this.index.functionImport(name);
     if (fn === undefined) throw new Error(`the model has no function import ${name}`);
+    return fn;
+  }
+
+  private invoke(caller: Caller, name: string, parameters: Readonly<Record<string, EdmValue>>): Promise<FunctionResult> {
+    const fn = this.functionNamed(name);
     const all: Record<string, EdmValue> = {};
     for (const parameter of fn.parameters) all[parameter.name] = parameters[parameter.name] ?? null;
     return this.source.invoke(caller, fn, all);

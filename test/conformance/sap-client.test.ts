@@ -6,7 +6,7 @@ import { testDatabases } from '../helpers/databases.js';
 import { wallClockZone } from '../../odata/wall-clock.js';
 import { startTestService } from '../helpers/service.js';
 import type { TestService } from '../helpers/service.js';
-import { generateSapClient, runSapCycle } from './sap-client.js';
+import { generateSapClient, runSapConcurrency, runSapCycle } from './sap-client.js';
 import type { GeneratedSapClient } from './sap-client.js';
 
 describe.each(testDatabases)('a SAP Cloud SDK client against the service on $name', (kind) => {
@@ -62,5 +62,17 @@ describe.each(testDatabases)('a SAP Cloud SDK client against the service on $nam
     } finally {
       await berlin.close();
     }
+  }, 120_000);
+
+  it('updates with the ETag it read (If-Match), and gets the service\'s 412 for a stale copy', async () => {
+    const result = await runSapConcurrency(client, service.origin, service.admin.apiKey, 2);
+    expect(result.versionIdentifiers).toEqual(['W/"1"', 'W/"1"']);
+    expect(result.firstUpdate).toBe('ok');
+    expect(result.staleUpdate).toBe(412);
+    expect(result.staleMessage).toMatch(/inzwischen geändert/);
+    expect(result.comment).toBe('the first user wins');
+    const patches = service.answered().filter((r) => r.method === 'PATCH').slice(-2);
+    expect(patches.map((r) => [decodeURIComponent(r.url).replace(/^.*\/V1\/Api\.svc/, ''), r.status, r.headers['if-match']]))
+      .toEqual([['/Projects(ID=2)', 204, 'W/"1"'], ['/Projects(ID=2)', 412, 'W/"1"']]);
   }, 60_000);
 });

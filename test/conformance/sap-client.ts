@@ -146,6 +146,48 @@ export async function runSapCycle(client: GeneratedSapClient, origin: string, ap
     afterDeleteStatus,
   };
 }
+/** What two SDK users editing one project saw: the ETags they read, and how their updates ended. */
+export interface SapConcurrencyResult {
+  readonly versionIdentifiers: readonly [string | undefined, string | undefined];
+  readonly firstUpdate: 'ok' | number | undefined;
+  readonly staleUpdate: 'ok' | number | undefined;
+  readonly staleMessage: string | undefined;
+  readonly comment: string | null;
+}
+
+/**
+ * Two users read the same project with the SDK (each copy keeps the ETag it was read with as its
+ * version identifier); the first updates it, then the second updates its now stale copy. The SDK
+ * sends each copy's ETag in If-Match.
+ */
+export async function runSapConcurrency(client: GeneratedSapClient, origin: string, apiKey: string, projectId: number): Promise<SapConcurrencyResult> {
+  const destination = { url: origin, username: 'sap-sdk', password: apiKey };
+  const projects = client.module.timetracking().projectsApi.requestBuilder();
+  const first = await projects.getByKey(projectId).execute(destination);
+  const second = await projects.getByKey(projectId).execute(destination);
+  const outcome = async (update: () => Promise<unknown>): Promise<{ result: 'ok' | number | undefined; message?: string }> => {
+    try {
+      await update();
+      return { result: 'ok' };
+    } catch (error) {
+      const response = (error as any)?.rootCause?.response;
+      return { result: response?.status, message: response?.data?.error?.message?.value };
+    }
+  };
+  first.comment = 'the first user wins';
+  const firstUpdate = await outcome(() => projects.update(first).execute(destination));
+  second.comment = 'the second user loses';
+  const staleUpdate = await outcome(() => projects.update(second).execute(destination));
+  const stored = await projects.getByKey(projectId).execute(destination);
+  return {
+    versionIdentifiers: [first.versionIdentifier, second.versionIdentifier],
+    firstUpdate: firstUpdate.result,
+    staleUpdate: staleUpdate.result,
+    staleMessage: staleUpdate.message,
+    comment: stored.comment,
+  };
+}
+
 /** What one SDK batch answered, for the suites to assert on. */
 export interface SapBatchResult {
   /** Per part: `read`, `write` (a changeset that succeeded) or `error`, with the status of each answer. */

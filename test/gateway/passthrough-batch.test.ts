@@ -3,7 +3,11 @@
 // body, with a gateway root longer than the service's); the read cache never answers nor stores a
 // batch and outdates what its changesets wrote; a malformed batch is the gateway's own 400 (or
 // 413) as an OData error, never forwarded and never an upstream failure for the breaker.
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEdge } from '../helpers/edge-gateway.js';
 import { testDatabases } from '../helpers/databases.js';
 import type { BatchItem, PartRequest } from '../helpers/batch.js';
 import { BATCH_CONTENT_TYPE, batchBody, changesetAt, sendBatch, single } from '../helpers/batch.js';
@@ -12,6 +16,7 @@ import { startTestGateway } from '../helpers/gateway.js';
 import type { Reply } from '../helpers/odata-client.js';
 import { ODataClient, expectStatus, payload, readEntry, readFeed } from '../helpers/odata-client.js';
 import { expectError } from '../helpers/odata-payloads.js';
+import { REDIS_URL, uniqueKeyPrefix } from './cache-fixture.js';
 
 /** Longer than `127.0.0.1:<port>`: every rewritten part changes its length. */
 const GATEWAY_HOST = 'timegate-gateway.example.test';
@@ -165,5 +170,61 @@ describe.each(testDatabases)('$batch against the rate limits on $name', (kind) =
     expectStatus(last.reply, 202);
     expect((await jana.get('/Projects?$top=1')).status).toBe(429);
     expect(await t.service.database.db.selectFrom('time_entries').select('id').where('comment', '=', 'GW-Limit').execute()).toHaveLength(3);
+  });
+});
+
+describe.each(testDatabases)('$batch against rate limits shared on Redis ($name)', (kind) => {
+  let t: TestGateway;
+  let tom: ODataClient;
+
+  beforeAll(async () => {
+    t = await startTestGateway(kind, {
+      config: { cache: { enabled: false }, redis: { url: REDIS_URL, keyPrefix: uniqueKeyPrefix() }, rateLimit: { byClass: { read: { limit: 10, windowSeconds: 600 } } } },
+    });
+    tom = new ODataClient(`${t.origin}/V1/Api.svc`, t.service.tom.apiKey);
+  }, 60_000);
+
+  afterAll(() => t?.close());
+
+  it('takes a batch\'s operations all or none, atomically: of five concurrent batches of four reads, two fit in ten', async () => {
+    const reads: PartRequest[] = Array.from({ length: 4 }, () => ({ method: 'GET', url: 'Projects?$top=1' }));
+    const answers = await Promise.all(Array.from({ length: 5 }, () => sendBatch(tom, reads)));
+    expect(answers.map((a) => a.reply.status).sort()).toEqual([202, 202, 429, 429, 429]);
+    // What the refused ones asked for was not taken: two reads are left.
+    expect((await tom.get('/Projects?$top=1')).status).toBe(200);
+    expect((await tom.get('/Projects?$top=1')).status).toBe(200);
+    expect((await tom.get('/Projects?$top=1')).status).toBe(429);
+  });
+});
+
+describe('$batch answers an upstream gets wrong', () => {
+  it('a batch answer the gateway cannot read is a 502 OData error (or, once parts have gone, a cut-off answer), and the gateway goes on', async () => {
+    let batches = 0;
+    const upstream = createServer((request, response) => {
+      request.resume();
+      if (request.url?.endsWith('$batch') === true) {
+        batches++;
+        response.writeHead(202, { 'content-type': 'multipart/mixed; boundary=b' });
+        response.end('--b\r\nContent-Type: application/http\r\n\r\nnot a status line\r\n--b--\r\n');
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end('{"d":{"results":[]}}');
+    });
+    upstream.listen(0, '127.0.0.1');
+    await once(upstream, 'listening');
+    const edge = await startEdge(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}/V1/Api.svc`);
+    try {
+      const client = new ODataClient(edge.root, 'any-key');
+      const reply = await client.request('/$batch', { method: 'POST', contentType: BATCH_CONTENT_TYPE, body: batchBody([{ method: 'GET', url: 'Projects' }]), format: 'json' });
+      const error = expectError(reply, 502, 'json');
+      expect(error).toMatchObject({ code: 'BAD_GATEWAY', message: expect.stringMatching(/^the upstream's batch answer cannot be read: line 4 of the batch: "not a status line" is not an HTTP status line/) });
+      expect(batches).toBe(1);
+      expect((await client.get('/Projects')).status).toBe(200);
+    } finally {
+      await edge.close();
+      upstream.closeAllConnections();
+      upstream.close();
+    }
   });
 });

@@ -187,7 +187,8 @@ describe.each(combinations)('REST face on $name', ({ kind, format }: { kind: Tes
     const partialEntries = await contract.check('listProjectTimeEntries', await rest.get('/projects/2/time-entries?select=id,comment&limit=3', admin), 200);
     for (const entry of (partialEntries.body as { items: Json[] }).items) expect(Object.keys(entry).sort()).toEqual(['comment', 'id']);
     const before = (await odata(t, 'Projects(2)', admin)) as Json;
-    const writes = () => t.service.answered().filter((r) => r.method !== 'GET').length;
+    // The model declares concurrency tokens: If-Match goes to the service, which refuses the write.
+    const writes = () => t.service.answered().filter((r) => r.method !== 'GET' && r.status < 400).length;
     const writesBefore = writes();
     const refused = await contract.check('updateProject', await rest.patch('/projects/2', admin, { comment: 'lost update' }, { 'if-match': '"v1"' }), 412);
     expect((refused.body as Json).type).toBe('urn:timegate:problem:precondition-failed');

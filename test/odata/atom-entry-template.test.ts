@@ -20,7 +20,7 @@ function client(i: number, name = `Client ${i}`): EdmRecord {
   return {
     ID: i, Name: name, Comment: i % 3 === 0 ? null : `note ${i}`, Active: i % 2 === 0, AssignedToCurrentUser: false,
     Custom1: i % 4 === 0 ? `c${i}` : null, Custom2: null, Custom3: null, Custom4: null, Custom5: i % 5 === 0 ? null : 'x',
-    LastChangeTime: new Date(Date.UTC(2026, 10, 1 + (i % 28), i % 24)), LastChangeAuthor: i % 7,
+    LastChangeTime: new Date(Date.UTC(2026, 10, 1 + (i % 28), i % 24)), LastChangeAuthor: i % 7, Version: 1 + (i % 3),
   };
 }
 

@@ -22,6 +22,7 @@ const project = {
   Custom2: '',
   LastChangeTime: new Date(Date.UTC(2026, 10, 22, 9, 0, 0)),
   LastChangeAuthor: 1,
+  Version: 3,
 };
 
 describe('Atom writer: entry', () => {

@@ -37,7 +37,7 @@ describe('JSON writer: entry', () => {
 
   it('selects everything with *, and only the named properties of an expanded entry with Nav/Prop', () => {
     const all = JSON.parse(projects.entry(project, { serviceRoot: ROOT, select: ['*'] })).d;
-    expect(Object.keys(all)).toHaveLength(1 + 17 + 2);
+    expect(Object.keys(all)).toHaveLength(1 + 18 + 2);
     const nested = JSON.parse(
       projects.entry(project, { serviceRoot: ROOT, select: ['Client/Name'], expanded: { Client: { record: client } } }),
     ).d;

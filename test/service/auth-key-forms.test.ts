@@ -122,7 +122,7 @@ describe.each(testDatabases)('API keys on $name', (kind) => {
       for (const form of KEY_FORMS) {
         const unknown = 'tg_' + 'A'.repeat(43);
         const message = await expectUnauthorized('/Projects', { key: unknown, keyForm: form }, format);
-        expect(message).toContain('not valid');
+        expect(message).toContain('ungültig');
         expect(message).not.toContain(unknown);
       }
     });
@@ -141,7 +141,7 @@ describe.each(testDatabases)('API keys on $name', (kind) => {
       expectStatus(await client.get('/Projects/$count', { key: user.apiKey }), 200);
       await revokeKeys(service.database.db, user.userId);
       const message = await expectUnauthorized('/Projects/$count', { key: user.apiKey }, format);
-      expect(message).toContain('revoked');
+      expect(message).toContain('widerrufen');
       const { apiKey } = await newKey(service.database.db, user.userId);
       expectStatus(await client.get('/Projects/$count', { key: apiKey }), 200);
     });
@@ -152,7 +152,7 @@ describe.each(testDatabases)('API keys on $name', (kind) => {
       });
       await service.database.db.updateTable('users').set({ active: 0 }).where('id', '=', user.userId).execute();
       const message = await expectUnauthorized('/Projects', { key: user.apiKey }, format);
-      expect(message).toContain('inactive');
+      expect(message).toContain('inaktiv');
     });
 
     it('the inactive user still appears in /Users with Active false', async () => {

@@ -85,6 +85,28 @@ describe.each(testDatabases)('bad request bodies on $name', (kind) => {
       await expectUnchanged(service, before);
     });
 
+    it.each([
+      ['JSON', 'application/json', (bad: Buffer) => Buffer.concat([Buffer.from('{"Name":"'), bad, Buffer.from('"}')])],
+      ['Atom', 'application/atom+xml', (bad: Buffer) => Buffer.from(atom(`<d:Name>${bad.toString('latin1')}</d:Name>`).body, 'latin1')],
+    ] as const)('a %s body that is not UTF-8 (FF FE C0 80) is a 400 on POST, MERGE and in a $batch, and nothing is stored', async (_name, contentType, bodyWith) => {
+      const before = await snapshot(service);
+      const body = bodyWith(Buffer.from([0xff, 0xfe, 0xc0, 0x80]));
+      for (const [method, path] of [['POST', '/Projects'], ['MERGE', `/Projects(${demo.projects.kundenportal})`]] as const) {
+        const reply = await alex.request(path, { method, body, contentType, format });
+        expect(expectError(reply, 400, format).message).toMatch(/UTF-8/);
+      }
+      const batch = Buffer.concat([
+        Buffer.from(['--b', 'Content-Type: multipart/mixed; boundary=c', '', '--c', 'Content-Type: application/http', 'Content-Transfer-Encoding: binary', '',
+          'POST Projects HTTP/1.1', `Content-Type: ${contentType}`, '', ''].join('\r\n')),
+        body,
+        Buffer.from('\r\n--c--\r\n--b--\r\n'),
+      ]);
+      const answer = await alex.request('/$batch', { method: 'POST', body: batch, contentType: 'multipart/mixed; boundary=b' });
+      expectStatus(answer, 202);
+      expect(answer.text).toMatch(/HTTP\/1\.1 400 Bad Request/);
+      await expectUnchanged(service, before);
+    });
+
     it.each(INVALID_VALUES)('%s is a 409 naming the property', async (_name, body, reason) => {
       const before = await snapshot(service);
       expectValidationError(await alex.send('POST', '/Projects', body, { format }), format, 'Project', reason);

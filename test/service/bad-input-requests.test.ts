@@ -78,7 +78,7 @@ describe.each(testDatabases)('bad requests on $name', (kind) => {
       });
       expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
       expect(answer).toContain('Content-Type: application/xml;charset=utf-8');
-      expect(answer).toMatch(/<error xmlns="[^"]+"><code>BAD_REQUEST<\/code><message xml:lang="en">the request is not valid HTTP<\/message><\/error>$/);
+      expect(answer).toMatch(/<error xmlns="[^"]+"><code>BAD_REQUEST<\/code><message xml:lang="de-DE">Die Anfrage ist ungültig \(the request is not valid HTTP\)<\/message><\/error>$/);
     });
   });
 
@@ -178,7 +178,7 @@ describe.each(testDatabases)('bad requests on $name', (kind) => {
         const reply = method === 'DELETE'
           ? await byQuery.delete(path, { format })
           : await byQuery.send(method, path, payload(format, { Name: 'per Query-Schlüssel' }), { format });
-        expect(expectError(reply, 403, format).message).toMatch(/ApiKey query parameter grants read access only/);
+        expect(expectError(reply, 403, format).message).toMatch(/Abfrageparameter ApiKey erlaubt nur Lesen/);
         await expectUnchanged(service, before);
       });
 

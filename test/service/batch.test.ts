@@ -209,7 +209,7 @@ describe.each(testDatabases)('$batch on $name', (kind) => {
     const byQuery = await sendBatch(alex.as(service.admin.apiKey, 'query'), items);
     expectBatch(byQuery, 2);
     expectStatus(single(byQuery, 0), 200);
-    expect(expectError(single(byQuery, 1), 403, 'json').message).toMatch(/read access only/);
+    expect(expectError(single(byQuery, 1), 403, 'json').message).toMatch(/nur Lesen/);
     await expectUnchanged(service, before);
   });
 
@@ -227,8 +227,8 @@ describe.each(testDatabases)('$batch on $name', (kind) => {
     expect(single(answer, 0).text).toBe('Mobile App');
     expectStatus(changesetAt(answer, 1)[0] as Reply, 204);
     expect(readEntry(await alex.get(`/Projects(${relaunch})`, { format: 'json' }), 'Projects').Comment).toBe('getunnelt');
-    expect(expectError(single(answer, 2), 400, 'atom').message).toBe('a batch cannot hold a $batch request');
-    expect(expectError(single(answer, 3), 404, 'json').message).toBe('no request before this one in its changeset has Content-ID 7');
+    expect(expectError(single(answer, 2), 400, 'atom').message).toBe('Die Anfrage ist ungültig (a batch cannot hold a $batch request)');
+    expect(expectError(single(answer, 3), 404, 'json').message).toBe('Die Ressource gibt es nicht (no request before this one in its changeset has Content-ID 7)');
     expect(expectError(single(answer, 4), 400, 'atom').message).toMatch(/is not an http\(s\) URI/);
     expectError(single(answer, 5), 404, 'atom');
   });
@@ -250,9 +250,9 @@ describe.each(testDatabases)('$batch on $name', (kind) => {
       }
     }
     const noBoundary = await alex.request('/$batch', { method: 'POST', contentType: 'multipart/mixed', body: valid });
-    expect(expectError(noBoundary, 400, 'atom').message).toBe('the multipart/mixed Content-Type has no boundary parameter');
+    expect(expectError(noBoundary, 400, 'atom').message).toBe('Die Anfrage ist ungültig (the multipart/mixed Content-Type has no boundary parameter)');
     const notMultipart = await alex.request('/$batch', { method: 'POST', contentType: 'application/json', body: '{}', format: 'json' });
-    expect(expectError(notMultipart, 400, 'json').message).toBe('a batch or changeset is multipart/mixed, not "application/json"');
+    expect(expectError(notMultipart, 400, 'json').message).toBe('Die Anfrage ist ungültig (a batch or changeset is multipart/mixed, not "application/json")');
     await expectUnchanged(service, before);
     expectError(await alex.get('/$batch'), 405, 'atom');
   });
@@ -309,7 +309,7 @@ describe.each(testDatabases)('$batch limits on $name', (kind) => {
 
   it('refuses more operations than configured with 400, changeset requests counted', async () => {
     const tooMany = await sendBatch(alex, [...reads(3), { changeset: reads(3).map(() => ({ method: 'DELETE', url: 'Clients(1)' })) }], { format: 'json' });
-    expect(expectError(tooMany.reply, 400, 'json').message).toBe('the batch holds more than 5 operations; send it in several batches');
+    expect(expectError(tooMany.reply, 400, 'json').message).toBe('Die Anfrage ist ungültig (the batch holds more than 5 operations; send it in several batches)');
   });
 
   /** Sends the head and then `body` in pieces of 1,000 bytes every 20 ms, until the answer comes. */
@@ -343,7 +343,7 @@ describe.each(testDatabases)('$batch limits on $name', (kind) => {
     for (const answer of [declared, streamed]) {
       expect(answer.status).toBe(413);
       expect(answer.connection).toBe('close');
-      expect(JSON.parse(answer.text).error.message.value).toBe('the batch is larger than 4096 bytes');
+      expect(JSON.parse(answer.text).error.message.value).toBe('Die Anfrage ist zu groß (the batch is larger than 4096 bytes)');
       expect(answer.sent).toBeLessThan(body.length);
     }
     expect(await service.database.db.selectFrom('clients').select('id').where('name', '=', 'x'.repeat(50_000)).execute()).toEqual([]);

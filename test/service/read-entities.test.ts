@@ -51,7 +51,7 @@ describe.each(testDatabases)('reading entities on $name', (kind) => {
         ID: 1, Name: 'Website-Relaunch', Active: true, Comment: null, TimeBudget: 200 * 3600, ClientID: 1, HourlyRate: '95',
         AssignedToCurrentUser: true, AssignedUsers: null, AssignedTasks: null,
         Custom1: 'KST-100', Custom2: null, Custom3: null, Custom4: null, Custom5: null,
-        LastChangeTime: new Date(DEMO_NOW), LastChangeAuthor: service.admin.userId,
+        LastChangeTime: new Date(DEMO_NOW), LastChangeAuthor: service.admin.userId, Version: 1,
       });
     });
 
@@ -263,11 +263,11 @@ describe.each(testDatabases)('reading entities on $name', (kind) => {
   });
 
   describe('the shape of JSON entries (rule 4)', () => {
-    it('each entity has __metadata (absolute uri, type) and a __deferred uri per navigation property', async () => {
+    it('each entity has __metadata (absolute uri, type, etag) and a __deferred uri per navigation property', async () => {
       const reply = await client.get('/TimeEntries?$top=1', { format: 'json' });
       const [entry] = JSON.parse(reply.text).d.results;
       const id = entry.ID as number;
-      expect(entry.__metadata).toEqual({ uri: `${service.root}/TimeEntries(${id})`, type: 'Service.TimeEntry' });
+      expect(entry.__metadata).toEqual({ uri: `${service.root}/TimeEntries(${id})`, type: 'Service.TimeEntry', etag: 'W/"1"' });
       for (const navigation of ['Project', 'Task', 'User']) {
         expect(entry[navigation]).toEqual({ __deferred: { uri: `${service.root}/TimeEntries(${id})/${navigation}` } });
       }

@@ -43,7 +43,7 @@ describe.each(testDatabases)('the stopwatch on $name', (kind) => {
       expect(reply.text).toMatch(/^<\?xml[^>]*\?><entry /);
       expect(reply.text).toContain('<category term="Service.TimeEntry"');
     } else {
-      expect(JSON.parse(reply.text).d.__metadata).toEqual({ uri: `${service.root}/TimeEntries(${entry.ID as number})`, type: 'Service.TimeEntry' });
+      expect(JSON.parse(reply.text).d.__metadata).toEqual({ uri: `${service.root}/TimeEntries(${entry.ID as number})`, type: 'Service.TimeEntry', etag: `W/"${entry.Version as number}"` });
     }
     return entry;
   }

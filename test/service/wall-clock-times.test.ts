@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { testDatabases } from '../helpers/databases.js';
 import type { Format } from '../helpers/odata-client.js';
-import { FORMATS, ODataClient, expectStatus, readEntry } from '../helpers/odata-client.js';
+import { FORMATS, ODataClient, expectStatus, readEntry, readFeed } from '../helpers/odata-client.js';
 import { demoCatalogue } from '../helpers/odata-payloads.js';
 import type { DemoCatalogue } from '../helpers/odata-payloads.js';
 import { startTestService } from '../helpers/service.js';
@@ -180,6 +180,25 @@ describe.each(testDatabases)('wall-clock DateTimes on $name', (kind) => {
       expect(await filtered("StartTime ge datetime'2026-11-19T18:00:00' and StartTime lt datetime'2026-11-20T00:00:00'"))
         .toEqual([]);
     });
+  });
+
+  it('the closed booking period ends at midnight on the account\'s wall clock, and says so', async () => {
+    const settings = () => service.database.db.updateTable('account_settings').where('account_id', '=', service.accountId);
+    await settings().set({ booking_close_date: Date.parse('2026-10-31T23:00:00Z') }).execute();
+    try {
+      const [shown] = readFeed(await jana.get('/AccountSettings', { format: 'json' }), 'AccountSettings').records;
+      expect(digits(shown?.BookingCloseDate)).toBe('2026-11-01T00:00:00');
+      const post = (start: string, end: string) => jana.request('/TimeEntries', {
+        method: 'POST', contentType: 'application/json', format: 'json',
+        body: JSON.stringify({ ProjectID: demo.projects.websiteRelaunch, StartTime: start, EndTime: end }),
+      });
+      const refused = await post('2026-10-31T23:30:00', '2026-10-31T23:45:00');
+      expect(refused.status).toBe(403);
+      expect(refused.text).toContain('Der Buchungszeitraum vor dem 2026-11-01 ist abgeschlossen.');
+      expectStatus(await post('2026-11-01T00:30:00', '2026-11-01T00:45:00'), 201);
+    } finally {
+      await settings().set({ booking_close_date: null }).execute();
+    }
   });
 
   it('GetChangesDigest names the current time on the wall clock, and reads LastSynchronizationTime on it', async () => {

@@ -238,4 +238,39 @@ describe.each(testDatabases)('web sign-in on $name', (kind) => {
     expect((await client.signIn('gleich@demo.example', 'passwort-von-hier-1')).status).toBe(303);
     expect((await client.get('/profile')).text).toContain('Neu Person');
   });
+
+  it('answers hostile requests to the pages with a 4xx page, never a 5xx or an echo of markup', async () => {
+    const userId = await newUser('feind@demo.example');
+    const client = await signedInClient(t.origin, t.database, userId, 'feind@demo.example');
+    await client.get('/timesheet');
+    const cookie = [...client.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    const form = 'application/x-www-form-urlencoded';
+    const cases: Array<[string, string, Record<string, string>, string | undefined]> = [
+      ['POST', '/sign-in', { 'content-type': 'application/json' }, '{"email":"a","password":"b"}'],
+      ['POST', '/sign-in', { 'content-type': 'multipart/mixed; boundary=x' }, '--x--'],
+      ['POST', '/sign-in', { 'content-type': form }, '%zz=%&_csrf=%E0%A4%A'],
+      ['POST', '/sign-in', { 'content-type': form }, `email=${'a'.repeat(70_000)}`],
+      ['POST', '/timesheet/new', { 'content-type': form, cookie }, `_csrf=${client.csrf}&_csrf=${client.csrf}&date=2026-11-18&date=x&project=1&project=2`],
+      ['POST', '/timesheet/new', { 'content-type': form, cookie }, `_csrf=${client.csrf}&date=2026-11-18&kind=1&duration=999:59&project=1`],
+      ['POST', '/stopwatch/start', { 'content-type': form, cookie }, `_csrf=${client.csrf}&project=99999999999999999999&task=-1&comment=%00`],
+      ['POST', '/stopwatch/start', { 'content-type': form, cookie }, `_csrf=${client.csrf}&project=1&comment=a%00b%EF%BF%BE`],
+      ['POST', '/timesheet/new', { 'content-type': form, cookie }, `_csrf=${client.csrf}&date=2026-11-18&kind=2&start=08:00&end=09:00&project=1&comment=a%00b`],
+      ['GET', '/timesheet?week=<script>alert(1)</script>', { cookie }, undefined],
+      ['GET', '/timesheet?week=2026-11-18&week=2026-11-25', { cookie }, undefined],
+      ['GET', '/timesheet/new?date=%3Cscript%3E', { cookie }, undefined],
+      ['GET', '/lang/xx?back=javascript:alert(1)', {}, undefined],
+      ['GET', '/profile', { cookie: `tg_session=${'%'.repeat(200)}; tg_lang=<x>` }, undefined],
+      ['GET', '/assets/..%2f..%2fpackage.json', {}, undefined],
+      ['GET', '/invitation/%E0%A4%A', {}, undefined],
+    ];
+    for (const [method, path, headers, body] of cases) {
+      const response = await fetch(`${t.origin}${path}`, { method, headers, body, redirect: 'manual' });
+      const text = await response.text();
+      expect(response.status, `${method} ${path}`).toBeLessThan(500);
+      expect(text, `${method} ${path}`).not.toContain('<script>');
+    }
+    // What the hostile posts could have stored is a valid entry or nothing.
+    const stored = await t.database.db.selectFrom('time_entries').select(['start_time', 'end_time']).where('user_id', '=', userId).execute();
+    for (const row of stored) expect(row.end_time ?? row.start_time).toBeGreaterThanOrEqual(row.start_time);
+  });
 });

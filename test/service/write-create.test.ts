@@ -44,7 +44,8 @@ describe.each(testDatabases)('POST creates entities on $name', (kind) => {
         expect(reply.text).toContain('<category term="Service.Project"');
         expect(reply.text).toContain('<d:HourlyRate m:type="Edm.Decimal">120.50</d:HourlyRate>');
       } else {
-        expect(JSON.parse(reply.text).d.__metadata).toEqual({ uri: location, type: 'Service.Project' });
+        expect(JSON.parse(reply.text).d.__metadata).toEqual({ uri: location, type: 'Service.Project', etag: 'W/"1"' });
+        expect(reply.headers.get('etag')).toBe('W/"1"');
         expect(reply.text).toContain('"HourlyRate":"120.50"');
       }
       // The address in Location serves the same entity, in the same document but the feed time.

@@ -43,7 +43,7 @@ describe.each(testDatabases)('MERGE, PATCH, PUT and DELETE on $name', (kind) => 
       const reply = await alex.send(method, path, payload(format, { Comment: 'geändert', TimeBudget: null }), { format });
       expectNoContent(reply);
       const after = await readBack(alex, path, 'Projects');
-      expect(after).toEqual({ ...project, Comment: 'geändert', TimeBudget: null, LastChangeTime: after.LastChangeTime });
+      expect(after).toEqual({ ...project, Comment: 'geändert', TimeBudget: null, LastChangeTime: after.LastChangeTime, Version: (project.Version as number) + 1 });
       expect((after.LastChangeTime as Date).getTime()).toBeGreaterThanOrEqual((project.LastChangeTime as Date).getTime());
     });
 

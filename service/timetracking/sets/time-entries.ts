@@ -20,6 +20,7 @@ import { sql } from 'kysely';
 import type { EdmRecord, EdmValue } from '../../../odata/edm.js';
 import { ForbiddenError, ValidationError } from '../../odata-server/errors.js';
 import type { Caller } from '../caller.js';
+import { wallClockOf } from '../caller.js';
 import { LANG, cannotSave, messages } from '../messages.js';
 import type { EntityTable } from '../tables.js';
 import type { WriteContext } from '../write-support.js';
@@ -94,7 +95,7 @@ function mayChange(caller: Caller, current: EntryState): void {
 
 function closedPeriod(caller: Caller, startTime: number): void {
   if (!caller.isAdmin && caller.bookingCloseDate !== null && startTime < caller.bookingCloseDate) {
-    throw new ForbiddenError(entryMessages.bookingClosed(new Date(caller.bookingCloseDate)), LANG);
+    throw new ForbiddenError(entryMessages.bookingClosed(new Date(wallClockOf(caller)?.toWallClock(caller.bookingCloseDate) ?? caller.bookingCloseDate)), LANG);
   }
 }
 

@@ -3,7 +3,7 @@
 // the same operations (CurrentStopWatch, StartStopWatch, HaltStopWatch) through the data source.
 import type { FastifyInstance } from 'fastify';
 import type { EdmRecord } from '../../../odata/edm.js';
-import { ServiceError } from '../../odata-server/errors.js';
+import { ODataError } from '../../../odata/errors.js';
 import type { Choice } from '../bookings.js';
 import { instantOf, wallClock } from '../clock.js';
 import { flag, html } from '../html.js';
@@ -87,19 +87,15 @@ export function registerStopwatchPages(web: FastifyInstance, deps: WebDependenci
     const body = request.body as Record<string, string | undefined>;
     const form: StartForm = { projectId: body.project ?? '', taskId: body.task ?? '', comment: body.comment ?? '', billable: body.billable === '1' };
     const errors: Record<string, string> = {};
-    const projectId = Number(form.projectId);
-    if (!/^\d{1,9}$/.test(form.projectId)) errors.ProjectID = request.page.t.required;
-    const taskId = form.taskId === '' ? null : /^\d{1,9}$/.test(form.taskId) ? Number(form.taskId) : -1;
-    if (Object.keys(errors).length === 0) {
-      try {
-        await bookings.startStopwatch(session.caller, { ProjectID: projectId, TaskID: taskId, Comment: form.comment.trim() === '' ? null : form.comment, Billable: form.billable });
-        return reply.redirect('/stopwatch', 303);
-      } catch (error) {
-        if (!(error instanceof ServiceError) || error.status >= 500) throw error;
-        const target = error.target ?? '';
-        if (['ProjectID', 'TaskID', 'Comment'].includes(target)) errors[target] = error.message;
-        else return sendPage(reply, error.status, await render(request.page, session, form, errors, error.message));
-      }
+    try {
+      await bookings.startStopwatch(session.caller, { ProjectID: form.projectId, TaskID: form.taskId, Comment: form.comment, Billable: form.billable });
+      return reply.redirect('/stopwatch', 303);
+    } catch (error) {
+      // The API's refusals (its parameter reading, the rules of time entries) with their messages.
+      if (!(error instanceof ODataError) || error.status >= 500 || error.status === 401) throw error;
+      const target = error.target ?? '';
+      if (['ProjectID', 'TaskID', 'Comment'].includes(target)) errors[target] = error.message;
+      else return sendPage(reply, error.status, await render(request.page, session, form, errors, error.message));
     }
     return sendPage(reply, 422, await render(request.page, session, form, errors));
   });

@@ -4,7 +4,7 @@
 // projects and tasks, required fields, their German messages) is the data source's, as for the API.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { EdmRecord } from '../../../odata/edm.js';
-import { ServiceError } from '../../odata-server/errors.js';
+import { ODataError } from '../../../odata/errors.js';
 import { addDays, instantOf, isDate, minutesOf, mondayOf, wallClock } from '../clock.js';
 import { flag, html } from '../html.js';
 import type { Html } from '../html.js';
@@ -146,7 +146,7 @@ export function registerTimesheetPages(web: FastifyInstance, deps: WebDependenci
 
   /** A write's refusal by the rules as the form's errors; anything else is thrown on. */
   function refusal(error: unknown): Errors {
-    if (!(error instanceof ServiceError) || error.status >= 500 || error.status === 401) throw error;
+    if (!(error instanceof ODataError) || error.status >= 500 || error.status === 401) throw error;
     const fieldName = FIELD_OF[error.target ?? ''];
     return fieldName === undefined ? { form: error.message } : { [fieldName]: error.message };
   }
