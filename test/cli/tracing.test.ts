@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemoAccount } from '../../service/accounts/demo-seed.js';
+import { expectOneLineError, timegate } from '../helpers/cli.js';
 import { sqlite } from '../helpers/databases.js';
 import type { TestDatabasePlace } from '../helpers/databases.js';
 import { startGatewayProcess } from '../helpers/gateway-process.js';
@@ -205,4 +206,20 @@ describe('tracing off', () => {
       rmSync(logDir, { recursive: true, force: true });
     }
   }, 120_000);
+});
+
+describe('the OTEL_* variables a program refuses', () => {
+  it('names the variable and the value in one line, before listening', async () => {
+    const runs = await Promise.all([
+      timegate(['service', '--db', ':memory:', '--port', '0'], { OTEL_TRACES_EXPORTER: 'zipkin' }),
+      timegate(['service', '--db', ':memory:', '--port', '0'], { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }),
+      timegate(['gateway', '--upstream', 'http://127.0.0.1:9/V1/Api.svc', '--port', '0'], { OTEL_TRACES_EXPORTER: 'otlp', OTEL_TRACES_SAMPLER: 'sometimes' }),
+      timegate(['gateway', '--upstream', 'http://127.0.0.1:9/V1/Api.svc', '--port', '0'], { OTEL_TRACES_EXPORTER: 'otlp', OTEL_BSP_SCHEDULE_DELAY: 'soon' }),
+    ]);
+    const [exporter, protocol, sampler, delay] = runs.map((run, i) => expectOneLineError(run, 2, i < 2 ? 'service' : 'gateway'));
+    expect(exporter).toContain("OTEL_TRACES_EXPORTER must be otlp, console or none, not 'zipkin'");
+    expect(protocol).toContain("not 'grpc'");
+    expect(sampler).toContain("OTEL_TRACES_SAMPLER must be one of always_on");
+    expect(delay).toContain("OTEL_BSP_SCHEDULE_DELAY must be a whole number, not 'soon'");
+  }, 60_000);
 });
