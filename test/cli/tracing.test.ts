@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemoAccount } from '../../service/accounts/demo-seed.js';
 import { expectOneLineError, timegate } from '../helpers/cli.js';
-import { sqlite } from '../helpers/databases.js';
+import { sqlite, testDatabases } from '../helpers/databases.js';
 import type { TestDatabasePlace } from '../helpers/databases.js';
 import { startGatewayProcess } from '../helpers/gateway-process.js';
 import type { GatewayProcess } from '../helpers/gateway-process.js';
@@ -94,7 +94,7 @@ function callerContext() {
   return { traceId, spanId, traceparent: `00-${traceId}-${spanId}-01` };
 }
 
-function expectOneTrace(trace: readonly ExportedSpan[], callerSpanId: string): void {
+function expectOneTrace(trace: readonly ExportedSpan[], callerSpanId: string, system: string): void {
   const only = (found: ExportedSpan[], what: string): ExportedSpan => {
     expect(found, what).toHaveLength(1);
     return found[0] as ExportedSpan;
@@ -111,12 +111,13 @@ function expectOneTrace(trace: readonly ExportedSpan[], callerSpanId: string): v
   const statements = trace.filter((span) => span.service === 'timegate-service' && span.kind === CLIENT);
   expect(statements.length).toBeGreaterThan(0);
   for (const statement of statements) expect(statement.parentSpanId).toBe(serviceRequest.spanId);
-  expect(statements.map((span) => span.attributes['db.system.name'])).toContain('sqlite');
-  expect(statements.map((span) => span.name)).toContain('SELECT sqlite');
+  expect(new Set(statements.map((span) => span.attributes['db.system.name']))).toEqual(new Set([system]));
+  expect(statements.map((span) => span.name)).toContain(`SELECT ${system}`);
   expect(statements.map((span) => span.attributes['db.query.text']).join('\n')).toContain('project');
 }
 
-describe('tracing with the OTEL_* variables', () => {
+describe.each(testDatabases.map((kind) => [kind.name, kind] as const))('tracing with the OTEL_* variables, on %s', (name, kind) => {
+  const system = name === 'postgres' ? 'postgresql' : name;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let place: TestDatabasePlace;
   let service: ServiceProcess;
@@ -126,7 +127,7 @@ describe('tracing with the OTEL_* variables', () => {
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    place = await sqlite.create();
+    place = await kind.create();
     const handle = await place.open();
     const seeded = await seedDemoAccount(handle.db, DEMO_NOW);
     if (!seeded.created) throw new Error('not seeded');
@@ -137,11 +138,7 @@ describe('tracing with the OTEL_* variables', () => {
       OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
       OTEL_BSP_SCHEDULE_DELAY: '50',
     };
-    [service, gateway] = await Promise.all([
-      startServiceProcess(['--db', place.url], { ...otel, NODE_OPTIONS: `--import ${REGISTER_MODULE_LOG}`, TIMEGATE_MODULE_LOG: join(logDir, 'service.log') }),
-      // The gateway's upstream is found once the service listens: started below.
-      Promise.resolve(undefined as unknown as GatewayProcess),
-    ]);
+    service = await startServiceProcess(['--db', place.url], { ...otel, NODE_OPTIONS: `--import ${REGISTER_MODULE_LOG}`, TIMEGATE_MODULE_LOG: join(logDir, 'service.log') });
     gateway = await startGatewayProcess(service.root, [], otel);
   }, 120_000);
   afterAll(async () => {
@@ -156,14 +153,14 @@ describe('tracing with the OTEL_* variables', () => {
     const caller = callerContext();
     const response = await fetch(`${gateway.restRoot}/projects/1`, { headers: { 'x-serviceapikey': key, traceparent: caller.traceparent } });
     expect(response.status).toBe(200);
-    expectOneTrace(await traceOf(receiver.spans, caller.traceId), caller.spanId);
+    expectOneTrace(await traceOf(receiver.spans, caller.traceId), caller.spanId, system);
   }, 60_000);
 
   it('makes one trace of a passthrough call, the caller\'s traceparent replaced by the gateway\'s', async () => {
     const caller = callerContext();
     const response = await fetch(`${gateway.odataRoot}/Projects(1)?$format=json`, { headers: { 'x-serviceapikey': key, traceparent: caller.traceparent } });
     expect(response.status).toBe(200);
-    expectOneTrace(await traceOf(receiver.spans, caller.traceId), caller.spanId);
+    expectOneTrace(await traceOf(receiver.spans, caller.traceId), caller.spanId, system);
   }, 60_000);
 
   it('loads the SDK in a process that traces (the module log sees it)', () => {
