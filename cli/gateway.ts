@@ -8,11 +8,14 @@ import { DEFAULT_GATEWAY_CONFIG, DEFAULT_UPSTREAM_CONFIG, gatewayConfig } from '
 import { ConfigFileError, configLayers, layeredConfig } from '../gateway/config-file.js';
 import type { GatewayArtefacts } from '../gateway/model-artefacts.js';
 import { loadGeneratedArtefacts } from '../gateway/model-artefacts.js';
+import type { BuildGatewayOptions } from '../gateway/server.js';
 import { UsageError } from './command.js';
 import type { Command } from './command.js';
 import { EDGE_OPTIONS, EDGE_USAGE, edgeConfig } from './edge-options.js';
 import { untilSignal } from './lifecycle.js';
 import { integerOption, listening } from './options.js';
+import type { TracingConfig } from './tracing-config.js';
+import { tracingConfig } from './tracing-config.js';
 import { WORKERS_HELP, announceReady, isSupervisor, supervise, workersOption } from './workers.js';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -69,6 +72,20 @@ export interface GatewayCommandLine {
   readonly model: string;
   /** Processes to run (--workers). */
   readonly workers: number;
+  /** OpenTelemetry tracing (the OTEL_* variables), or undefined: off. */
+  readonly tracing: TracingConfig | undefined;
+}
+
+/** The SDK, the request spans and the upstream interceptor: loaded only when tracing is on. */
+async function gatewayTracing(config: TracingConfig | undefined): Promise<{ options: BuildGatewayOptions; shutdown: () => Promise<void> } | undefined> {
+  if (config === undefined) return undefined;
+  const { startTracing } = await import('./tracing.js');
+  const { tracingInterceptor } = await import('../gateway/upstream/tracing-interceptor.js');
+  const tracing = startTracing(config);
+  return {
+    options: { requestSpans: tracing.requestSpans, upstreamInterceptors: [tracingInterceptor(tracing.tracer)] },
+    shutdown: () => tracing.shutdown(),
+  };
 }
 
 export function gatewayCommandLine(args: readonly string[], env: NodeJS.ProcessEnv): GatewayCommandLine | undefined {
@@ -145,7 +162,7 @@ export function gatewayCommandLine(args: readonly string[], env: NodeJS.ProcessE
   // Without Redis each process would keep its own cache and its own counters: a write through
   // one would not outdate the others' entries, and every limit would be multiplied by N.
   if (workers > 1 && layered.redis.url === undefined) throw new UsageError('--workers above 1 needs --redis <url>, where the workers share their cache and rate limits');
-  return { config: layered, model: values.model ?? DEFAULT_MODEL, workers };
+  return { config: layered, model: values.model ?? DEFAULT_MODEL, workers, tracing: tracingConfig(env, 'timegate-gateway') };
 }
 
 async function isDirectory(path: string): Promise<boolean> {
@@ -201,11 +218,15 @@ async function run(args: readonly string[]): Promise<number> {
   // The gateway (Fastify, undici, the edge features) is loaded only to run it, so every other
   // command and every refused command line answer quickly.
   const { startGateway } = await import('../gateway/start.js');
+  const tracing = await gatewayTracing(commandLine.tracing);
   const options = new Map([[config.port, '--port'], ...(config.ops.adminPort === undefined ? [] : [[config.ops.adminPort, '--admin-port'] as const])]);
-  const gateway = await listening(startGateway(config, await gatewayArtefacts(commandLine.model)), options);
+  const gateway = await listening(startGateway(config, await gatewayArtefacts(commandLine.model), tracing?.options), options);
   const addresses = { rest: gateway.restRoot, docs: gateway.docsUrl, ...(gateway.adminOrigin === undefined ? {} : { admin: gateway.adminOrigin }) };
   gateway.app.log.info(addresses, 'timegate gateway listening');
-  const stopped = untilSignal(() => gateway.close(), (line) => gateway.app.log.info(line));
+  const stopped = untilSignal(async () => {
+    await gateway.close();
+    await tracing?.shutdown();
+  }, (line) => gateway.app.log.info(line));
   announceReady(addresses);
   return stopped;
 }

@@ -3,11 +3,14 @@ import { parseArgs } from 'node:util';
 import type { ServiceConfig } from '../service/config.js';
 import { DEFAULT_SERVICE_CONFIG } from '../service/config.js';
 import { startService } from '../service/start.js';
+import type { StartServiceOptions } from '../service/start.js';
 import { openDatabase } from '../service/storage/database.js';
 import { UsageError } from './command.js';
 import type { Command } from './command.js';
 import { untilSignal } from './lifecycle.js';
 import { DB_HELP, databaseOption, integerOption, listening } from './options.js';
+import type { TracingConfig } from './tracing-config.js';
+import { tracingConfig } from './tracing-config.js';
 import { WORKERS_HELP, announceReady, isSupervisor, supervise, workersOption } from './workers.js';
 
 const USAGE = `Usage: timegate service [options]
@@ -46,6 +49,25 @@ export interface ServiceCommandLine {
   readonly config: ServiceConfig;
   /** Processes to run (--workers). */
   readonly workers: number;
+  /** OpenTelemetry tracing (the OTEL_* variables), or undefined: off. */
+  readonly tracing: TracingConfig | undefined;
+}
+
+/** The SDK, the request spans and the statement spans: loaded only when tracing is on. */
+async function serviceTracing(config: TracingConfig | undefined): Promise<{ options: StartServiceOptions; shutdown: () => Promise<void> } | undefined> {
+  if (config === undefined) return undefined;
+  const { startTracing } = await import('./tracing.js');
+  const { withStatementSpans } = await import('../service/storage/statement-spans.js');
+  const tracing = startTracing(config);
+  return {
+    options: {
+      tracing: {
+        requestSpans: tracing.requestSpans,
+        wrapDialect: (dialect, name) => withStatementSpans(dialect, tracing.tracer, name === 'postgres' ? 'postgresql' : name),
+      },
+    },
+    shutdown: () => tracing.shutdown(),
+  };
 }
 
 export function serviceCommandLine(args: readonly string[], env: NodeJS.ProcessEnv): ServiceCommandLine | undefined {
@@ -100,7 +122,7 @@ export function serviceCommandLine(args: readonly string[], env: NodeJS.ProcessE
     adminPort: values['admin-port'] === undefined ? undefined : integerOption('admin-port', values['admin-port'], 0, 0, 65535),
     adminHost: values['admin-host'] ?? DEFAULT_SERVICE_CONFIG.adminHost,
   };
-  return { config, workers };
+  return { config, workers, tracing: tracingConfig(env, 'timegate-service') };
 }
 
 async function run(args: readonly string[]): Promise<number> {
@@ -120,10 +142,14 @@ async function run(args: readonly string[]): Promise<number> {
     return supervise({ count: workers, graceMs: config.shutdownGraceMs, log: (level, fields, message) => logger[level](fields, message) });
   }
   const options = new Map([[config.port, '--port'], ...(config.adminPort === undefined ? [] : [[config.adminPort, '--admin-port'] as const])]);
-  const service = await listening(startService(config), options);
+  const tracing = await serviceTracing(commandLine.tracing);
+  const service = await listening(startService(config, tracing?.options), options);
   const addresses = { root: service.root, database: service.database.location, ...(service.adminOrigin === undefined ? {} : { admin: service.adminOrigin }) };
   service.app.log.info(addresses, 'timegate service listening');
-  const stopped = untilSignal(() => service.close(), (line) => service.app.log.info(line));
+  const stopped = untilSignal(async () => {
+    await service.close();
+    await tracing?.shutdown();
+  }, (line) => service.app.log.info(line));
   announceReady(addresses);
   return stopped;
 }

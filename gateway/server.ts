@@ -34,6 +34,8 @@ export interface BuildGatewayOptions {
   readonly features?: readonly GatewayFeature[];
   /** Further policies of the upstream dispatcher, applied to each attempt as it is sent. */
   readonly upstreamInterceptors?: readonly Dispatcher.DispatcherComposeInterceptor[];
+  /** Adds a span to every request (cli/tracing.ts), when tracing is on. */
+  readonly requestSpans?: (app: FastifyInstance) => void;
 }
 
 declare module 'fastify' {
@@ -82,6 +84,7 @@ export function buildGateway(config: GatewayConfig, artefacts: GatewayArtefacts,
     frameworkErrors: (error, request, reply) => void sendProblem(error, request, reply),
     clientErrorHandler: sendClientError,
   });
+  options.requestSpans?.(app);
   registerProblemHandlers(app);
 
   const metrics = createPrometheusMetrics();

@@ -7,7 +7,8 @@ import { BatchLimitError, BatchSyntaxError } from './errors.js';
 import type { BatchLimits } from './limits.js';
 import { DEFAULT_BATCH_LIMITS } from './limits.js';
 import type { MimeHeaders, MultipartHandler } from './multipart-reader.js';
-import { MultipartReader, addHeaderLine, boundaryOf, headerMap, quote } from './multipart-reader.js';
+import { mediaTypeOf } from './content-negotiation.js';
+import { MultipartReader, boundaryOf, quote, readHttpMessage } from './multipart-reader.js';
 
 /** One HTTP request of a batch. */
 export interface BatchOperation {
@@ -39,10 +40,6 @@ const APPLICATION_HTTP = 'application/http';
 const MULTIPART_MIXED = 'multipart/mixed';
 const REQUEST_LINE = /^([A-Za-z]+)[ \t]+(\S+)[ \t]+HTTP\/1\.[01][ \t]*$/;
 
-function mediaTypeOf(contentType: string | undefined): string | undefined {
-  return contentType?.split(';', 1)[0]?.trim().toLowerCase();
-}
-
 /** An `application/http` part, collected until its end and then read as an HTTP request. */
 class OperationPart {
   private readonly chunks: Buffer[] = [];
@@ -54,41 +51,20 @@ class OperationPart {
   }
 
   read(inChangeset: boolean, maxHeaderBytes: number): BatchOperation {
-    const bytes = Buffer.concat(this.chunks);
-    let line = this.bodyLine;
-    let start = 0;
-    const nextLine = (): string | undefined => {
-      if (start >= bytes.length) return undefined;
-      const lineFeed = bytes.indexOf(10, start);
-      const end = lineFeed < 0 ? bytes.length : lineFeed;
-      const text = bytes.toString('utf8', start, end > start && bytes[end - 1] === 13 ? end - 1 : end);
-      start = lineFeed < 0 ? bytes.length : lineFeed + 1;
-      line++;
+    let method = '';
+    let url = '';
+    const message = readHttpMessage(Buffer.concat(this.chunks), this.bodyLine, maxHeaderBytes, 'request', (text, line) => {
+      if (text === undefined) throw new BatchSyntaxError('the part holds no HTTP request (METHOD URL HTTP/1.1)', this.bodyLine);
+      if (text.length > maxHeaderBytes) throw new BatchLimitError(400, `the request line of line ${line} is longer than ${maxHeaderBytes} bytes`);
+      const match = REQUEST_LINE.exec(text);
+      if (match === null) throw new BatchSyntaxError(`${quote(text)} is not an HTTP request line (METHOD URL HTTP/1.1)`, line);
+      method = (match[1] as string).toUpperCase();
+      url = match[2] as string;
+      checkMethod(method, inChangeset, line);
       return text;
-    };
-    // Empty lines before the request line are forgiven (some writers put one too many).
-    let requestLine = nextLine();
-    while (requestLine === '') requestLine = nextLine();
-    const requestLineNumber = line - 1;
-    if (requestLine === undefined) throw new BatchSyntaxError('the part holds no HTTP request (METHOD URL HTTP/1.1)', this.bodyLine);
-    if (requestLine.length > maxHeaderBytes) throw new BatchLimitError(400, `the request line of line ${requestLineNumber} is longer than ${maxHeaderBytes} bytes`);
-    const match = REQUEST_LINE.exec(requestLine);
-    if (match === null) {
-      throw new BatchSyntaxError(`${quote(requestLine)} is not an HTTP request line (METHOD URL HTTP/1.1)`, requestLineNumber);
-    }
-    const method = (match[1] as string).toUpperCase();
-    const url = match[2] as string;
-    checkMethod(method, inChangeset, requestLineNumber);
-
-    const headerLines: string[] = [];
-    let headerBytes = requestLine.length;
-    for (let text = nextLine(); text !== undefined && text !== ''; text = nextLine()) {
-      headerBytes += text.length + 2;
-      if (headerBytes > maxHeaderBytes) throw new BatchLimitError(400, `the request of line ${requestLineNumber} has headers longer than ${maxHeaderBytes} bytes`);
-      addHeaderLine(headerLines, text, line - 1);
-    }
-    const headers = headerMap(headerLines, requestLineNumber);
-    const body = bodyOf(bytes.subarray(start), headers, method, requestLineNumber);
+    });
+    const { headers, line: requestLineNumber } = message;
+    const body = bodyOf(message.body, headers, method, requestLineNumber);
     const contentId = this.mimeHeaders.get('content-id') ?? headers.get('content-id');
     if (contentId === '') throw new BatchSyntaxError('a Content-ID header is empty', requestLineNumber);
     return { method, url, headers, body, contentId, line: requestLineNumber };

@@ -5,9 +5,10 @@
 // (a changeset once all its answers are), so what is held is one part, never the whole answer.
 // The MIME layer is multipart-reader.ts, as for batch requests.
 import type { OperationAnswer } from './batch-response-writer.js';
-import { BatchLimitError, BatchSyntaxError } from './errors.js';
+import { BatchSyntaxError } from './errors.js';
 import type { MimeHeaders, MultipartHandler } from './multipart-reader.js';
-import { MultipartReader, addHeaderLine, boundaryOf, headerMap, quote } from './multipart-reader.js';
+import { mediaTypeOf } from './content-negotiation.js';
+import { MultipartReader, boundaryOf, quote, readHttpMessage } from './multipart-reader.js';
 
 export type BatchAnswerPart =
   | { readonly kind: 'operation'; readonly answer: OperationAnswer }
@@ -17,37 +18,17 @@ export type BatchAnswerPart =
 const STATUS_LINE = /^HTTP\/1\.[01][ \t]+(\d{3})(?:[ \t].*)?$/;
 const DEFAULT_MAX_HEADER_BYTES = 16 * 1024;
 
-function mediaTypeOf(contentType: string | undefined): string | undefined {
-  return contentType?.split(';', 1)[0]?.trim().toLowerCase();
-}
-
 /** An `application/http` part read as an HTTP response. */
 function readResponse(bytes: Buffer, mimeHeaders: MimeHeaders, bodyLine: number, maxHeaderBytes: number): OperationAnswer {
-  let line = bodyLine;
-  let start = 0;
-  const nextLine = (): string | undefined => {
-    if (start >= bytes.length) return undefined;
-    const lineFeed = bytes.indexOf(10, start);
-    const end = lineFeed < 0 ? bytes.length : lineFeed;
-    const text = bytes.toString('utf8', start, end > start && bytes[end - 1] === 13 ? end - 1 : end);
-    start = lineFeed < 0 ? bytes.length : lineFeed + 1;
-    line++;
-    return text;
-  };
-  let statusLine = nextLine();
-  while (statusLine === '') statusLine = nextLine();
-  const statusLineNumber = line - 1;
-  const match = statusLine === undefined ? null : STATUS_LINE.exec(statusLine);
-  if (match === null) throw new BatchSyntaxError(`${quote(statusLine ?? '')} is not an HTTP status line (HTTP/1.1 200 OK)`, statusLineNumber);
-  const headerLines: string[] = [];
-  let headerBytes = (statusLine as string).length;
-  for (let text = nextLine(); text !== undefined && text !== ''; text = nextLine()) {
-    headerBytes += text.length + 2;
-    if (headerBytes > maxHeaderBytes) throw new BatchLimitError(400, `the response of line ${statusLineNumber} has headers longer than ${maxHeaderBytes} bytes`);
-    addHeaderLine(headerLines, text, line - 1);
-  }
-  const headers = headerMap(headerLines, statusLineNumber);
-  let body: Buffer | undefined = bytes.subarray(start);
+  let status = 0;
+  const message = readHttpMessage(bytes, bodyLine, maxHeaderBytes, 'response', (text, line) => {
+    const match = text === undefined ? null : STATUS_LINE.exec(text);
+    if (match === null) throw new BatchSyntaxError(`${quote(text ?? '')} is not an HTTP status line (HTTP/1.1 200 OK)`, line);
+    status = Number(match[1]);
+    return text as string;
+  });
+  const { headers, line: statusLineNumber } = message;
+  let body: Buffer | undefined = message.body;
   const declared = headers.get('content-length');
   if (declared !== undefined) {
     const length = Number(declared);
@@ -59,7 +40,7 @@ function readResponse(bytes: Buffer, mimeHeaders: MimeHeaders, bodyLine: number,
   delete record['content-length'];
   if (body.length === 0 && declared === undefined) body = undefined;
   const contentId = mimeHeaders.get('content-id');
-  return { status: Number(match[1]), headers: record, ...(body === undefined ? {} : { body }), ...(contentId === undefined ? {} : { contentId }) };
+  return { status, headers: record, ...(body === undefined ? {} : { body }), ...(contentId === undefined ? {} : { contentId }) };
 }
 
 /**

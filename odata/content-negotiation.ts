@@ -25,6 +25,13 @@ export interface NegotiationRequest {
   readonly binary?: boolean;
 }
 
+/** `application/json;odata=verbose;charset=utf-8` -> `application/json`. */
+export function mediaTypeOf(contentType: string | undefined): string | undefined {
+  if (contentType === undefined) return undefined;
+  const semicolon = contentType.indexOf(';');
+  return (semicolon < 0 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
+}
+
 const ATOM = 'application/atom+xml';
 const JSON_TYPE = 'application/json';
 const XML = 'application/xml';

@@ -117,6 +117,53 @@ export function headerMap(lines: readonly string[], line: number): MimeHeaders {
   return headers;
 }
 
+/** What an `application/http` part holds: an HTTP message's start line, headers and body. */
+export interface HttpMessage {
+  readonly startLine: string;
+  /** The batch's line the start line is on. */
+  readonly line: number;
+  readonly headers: MimeHeaders;
+  readonly body: Buffer;
+}
+
+/**
+ * Reads the HTTP message of an `application/http` part (lines end in CRLF or LF; empty lines
+ * before the start line are forgiven, as some writers put one too many). `checkStart` sees the
+ * start line before the headers are read, so a bad start line is the error named whatever follows
+ * it; `what` names the message in the header limit's error ("request", "response").
+ */
+export function readHttpMessage(
+  bytes: Buffer,
+  bodyLine: number,
+  maxHeaderBytes: number,
+  what: string,
+  checkStart: (text: string | undefined, line: number) => string,
+): HttpMessage {
+  let line = bodyLine;
+  let start = 0;
+  const nextLine = (): string | undefined => {
+    if (start >= bytes.length) return undefined;
+    const lineFeed = bytes.indexOf(10, start);
+    const end = lineFeed < 0 ? bytes.length : lineFeed;
+    const text = bytes.toString('utf8', start, end > start && bytes[end - 1] === 13 ? end - 1 : end);
+    start = lineFeed < 0 ? bytes.length : lineFeed + 1;
+    line++;
+    return text;
+  };
+  let first = nextLine();
+  while (first === '') first = nextLine();
+  const startLineNumber = line - 1;
+  const startLine = checkStart(first, startLineNumber);
+  const headerLines: string[] = [];
+  let headerBytes = startLine.length;
+  for (let text = nextLine(); text !== undefined && text !== ''; text = nextLine()) {
+    headerBytes += text.length + 2;
+    if (headerBytes > maxHeaderBytes) throw new BatchLimitError(400, `the ${what} of line ${startLineNumber} has headers longer than ${maxHeaderBytes} bytes`);
+    addHeaderLine(headerLines, text, line - 1);
+  }
+  return { startLine, line: startLineNumber, headers: headerMap(headerLines, startLineNumber), body: bytes.subarray(start) };
+}
+
 export function quote(text: string): string {
   return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}...` : text);
 }

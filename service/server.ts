@@ -32,6 +32,8 @@ export interface BuildServiceOptions {
   readonly tls?: TlsMaterial;
   /** false: no logs (tests); default: pino at config.logLevel on stdout. */
   readonly logger?: boolean;
+  /** Adds a span to every request (cli/tracing.ts), when tracing is on. */
+  readonly requestSpans?: (app: FastifyInstance) => void;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -67,6 +69,7 @@ export function buildService(config: ServiceConfig, database: DatabaseHandle, op
     frameworkErrors: (_error, request, reply) => void sendFrameworkError(request, reply, config.authRealm),
     ...(options.tls === undefined ? {} : { https: { cert: options.tls.cert, key: options.tls.key } }),
   }) as unknown as FastifyInstance;
+  options.requestSpans?.(app);
 
   const index = indexModel(timeTrackingModel);
   const authenticator = new Authenticator(database.db, { cacheTtlMs: config.authCacheTtlMs });

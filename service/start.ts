@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ServiceConfig } from './config.js';
 import { SERVICE_ROOT_PATH } from './config.js';
 import { buildService } from './server.js';
-import type { DatabaseHandle } from './storage/database.js';
+import type { DatabaseHandle, OpenDatabaseOptions } from './storage/database.js';
 import { openDatabase } from './storage/database.js';
 
 export interface RunningService {
@@ -25,16 +25,21 @@ export interface StartServiceOptions {
   readonly logger?: boolean;
   /** An open database to use instead of opening `config.databaseUrl` (closed by close()). */
   readonly database?: DatabaseHandle;
+  /** Tracing's hooks (cli/tracing.ts): a span per request, and the dialect wrapped for a span per statement. */
+  readonly tracing?: {
+    readonly requestSpans: (app: FastifyInstance) => void;
+    readonly wrapDialect: NonNullable<OpenDatabaseOptions['wrapDialect']>;
+  };
 }
 
 export async function startService(config: ServiceConfig, options: StartServiceOptions = {}): Promise<RunningService> {
-  const database = options.database ?? await openDatabase(config.databaseUrl, { postgres: { poolMax: config.postgresPoolMax } });
+  const database = options.database ?? await openDatabase(config.databaseUrl, { postgres: { poolMax: config.postgresPoolMax }, ...(options.tracing === undefined ? {} : { wrapDialect: options.tracing.wrapDialect }) });
   try {
     const tls = config.tls === undefined ? undefined : {
       cert: await readFile(config.tls.certFile),
       key: await readFile(config.tls.keyFile),
     };
-    const app = buildService(config, database, { ...(tls === undefined ? {} : { tls }), ...(options.logger === undefined ? {} : { logger: options.logger }) });
+    const app = buildService(config, database, { ...(tls === undefined ? {} : { tls }), ...(options.logger === undefined ? {} : { logger: options.logger }), ...(options.tracing === undefined ? {} : { requestSpans: options.tracing.requestSpans }) });
     await app.listen({ host: config.host, port: config.port });
     const origin = originOf(app, config.host, tls === undefined ? 'http' : 'https');
     let adminOrigin: string | undefined;

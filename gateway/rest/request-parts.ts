@@ -1,6 +1,7 @@
 // What every REST handler reads from its request the same way: who calls (the credential the
 // auth hook read, which the upstream dispatcher writes in the upstream's form), the query without
 // the key, and a JSON body in one of the operation's media types.
+import { mediaTypeOf } from '../../odata/content-negotiation.js';
 import type { FastifyRequest } from 'fastify';
 import { InvalidQueryError, MalformedBodyError, UnsupportedMediaTypeError } from '../errors.js';
 import type { FieldError } from '../errors.js';
@@ -43,12 +44,6 @@ export function entityOptionsOf(request: FastifyRequest): { select?: string; exp
   return query as { select?: string; expand?: string };
 }
 
-/** `application/json; charset=utf-8` -> `application/json`. */
-export function mediaTypeOf(contentType: string | undefined): string | undefined {
-  if (contentType === undefined) return undefined;
-  const semicolon = contentType.indexOf(';');
-  return (semicolon < 0 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
-}
 
 /** The parsed JSON body, sent in one of `mediaTypes`. */
 export function jsonBodyOf(request: FastifyRequest, mediaTypes: readonly string[]): unknown {

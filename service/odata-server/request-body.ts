@@ -2,6 +2,7 @@
 // else is a 415), read into typed values by odata/ readers. A value that does not fit its
 // property's type is a validation error of the entity (409, in the data source's language),
 // like every other rule an entity breaks; a body that is not JSON or Atom at all stays a 400.
+import { mediaTypeOf } from '../../odata/content-negotiation.js';
 import { readAtomEntry } from '../../odata/atom-reader.js';
 import type { EdmRecord } from '../../odata/edm.js';
 import { PayloadError, UnsupportedMediaTypeError } from '../../odata/errors.js';
@@ -15,12 +16,6 @@ import type { ValidationMessages } from './messages.js';
 export const JSON_MEDIA_TYPE = 'application/json';
 export const ATOM_MEDIA_TYPE = 'application/atom+xml';
 
-/** `application/json;odata=verbose;charset=utf-8` -> `application/json`. */
-export function mediaTypeOf(contentType: string | undefined): string | undefined {
-  if (contentType === undefined) return undefined;
-  const semicolon = contentType.indexOf(';');
-  return (semicolon < 0 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
-}
 
 export function isEntityMediaType(mediaType: string | undefined): boolean {
   return mediaType === JSON_MEDIA_TYPE || mediaType === ATOM_MEDIA_TYPE;

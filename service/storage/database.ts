@@ -4,7 +4,8 @@
 //   postgres:// postgresql://  -> PostgreSQL pool
 //   anything else without a scheme -> a SQLite file path
 import { Kysely } from 'kysely';
-import type { DialectSetup, PoolStats, StorageDialect } from './dialect.js';
+import type { Dialect } from 'kysely';
+import type { DialectName, DialectSetup, PoolStats, StorageDialect } from './dialect.js';
 import { createPostgresSetup } from './dialect-postgres.js';
 import type { PostgresOptions } from './dialect-postgres.js';
 import { createSqliteSetup } from './dialect-sqlite.js';
@@ -20,6 +21,8 @@ export interface OpenDatabaseOptions {
   readonly postgres?: PostgresOptions;
   /** Run pending migrations before returning (default true). */
   readonly migrate?: boolean;
+  /** Wraps the Kysely dialect (statement-spans.ts when tracing), given the storage's name. */
+  readonly wrapDialect?: (dialect: Dialect, name: DialectName) => Dialect;
 }
 
 export interface DatabaseHandle {
@@ -37,7 +40,8 @@ export interface DatabaseHandle {
 
 export async function openDatabase(url: string | undefined, options: OpenDatabaseOptions = {}): Promise<DatabaseHandle> {
   const setup = chooseSetup(url?.trim() || DEFAULT_SQLITE_FILE, options);
-  const db = new Kysely<Database>({ dialect: setup.kyselyDialect });
+  const dialect = options.wrapDialect === undefined ? setup.kyselyDialect : options.wrapDialect(setup.kyselyDialect, setup.storage.name);
+  const db = new Kysely<Database>({ dialect });
   try {
     const appliedMigrations = options.migrate === false ? [] : await migrateToLatest(db, setup.storage.name);
     return {

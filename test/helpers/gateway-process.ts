@@ -21,10 +21,11 @@ export interface GatewayProcess {
 
 const STARTUP_TIMEOUT_MS = 60_000;
 
-/** `timegate gateway --upstream <upstreamRoot> --port 0 ...args`, once it listens. */
-export function startGatewayProcess(upstreamRoot: string, args: readonly string[]): Promise<GatewayProcess> {
+/** `timegate gateway --upstream <upstreamRoot> --port 0 ...args`, with `env` over this process's environment, once it listens. */
+export function startGatewayProcess(upstreamRoot: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<GatewayProcess> {
   const child = spawn(process.execPath, ['bin/timegate.js', 'gateway', '--upstream', upstreamRoot, '--port', '0', '--log-level', 'info', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
   const logs: string[] = [];
   let stderr = '';

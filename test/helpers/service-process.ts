@@ -15,9 +15,11 @@ export interface ServiceProcess {
 
 const STARTUP_TIMEOUT_MS = 30_000;
 
-export function startServiceProcess(args: readonly string[]): Promise<ServiceProcess> {
+/** `timegate service --port 0 ...args`, with `env` over this process's environment, once it listens. */
+export function startServiceProcess(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<ServiceProcess> {
   const child = spawn(process.execPath, ['bin/timegate.js', 'service', '--port', '0', '--log-level', 'info', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
   const logs: string[] = [];
   let stderr = '';
