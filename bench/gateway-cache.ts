@@ -12,8 +12,10 @@ import { fileURLToPath } from 'node:url';
 import { testDatabases } from '../test/helpers/databases.js';
 import { startTestService } from '../test/helpers/service.js';
 import type { LoadRequest, LoadResult, RunningServer } from './http-load.js';
-import { load, pinThisProcess, startBaselineServer, startPinnedServer } from './http-load.js';
-import { formatRate, formatRatio, formatTarget, markdownTable, median } from './report.js';
+import { pinThisProcess, startBaselineServer, startPinnedServer } from './http-load.js';
+import { alternatingLoadRounds, comparisonTable, roundsOf } from './load-rounds.js';
+import type { LoadRun, ThroughputComparison } from './load-rounds.js';
+import { formatRate, markdownTable, median } from './report.js';
 import type { BenchSuite } from './suite.js';
 import { BASELINE_TREE, baselineFile } from './baseline-tree.js';
 
@@ -27,18 +29,7 @@ const LOAD_CORE = 1;
 const UNREACHED_LIMIT = '1000000000/1m';
 const TIMEGATE = fileURLToPath(new URL('../bin/timegate.js', import.meta.url));
 
-interface Run {
-  readonly name: string;
-  readonly server: RunningServer;
-  readonly request: LoadRequest;
-}
-
-interface Comparison {
-  readonly name: string;
-  readonly ours: string;
-  readonly baseline: string;
-  readonly target: number;
-}
+const PLAN = { connections: CONNECTIONS, rounds: ROUNDS, roundSeconds: ROUND_SECONDS, warmupSeconds: WARMUP_SECONDS, serverCpu: true };
 
 function fail(message: string): never {
   throw new Error(`gateway-cache bench: ${message}`);
@@ -62,23 +53,7 @@ function startGatewayServer(upstreamRoot: string, limit: string | undefined, tim
   ]);
 }
 
-async function measureRuns(runs: readonly Run[]): Promise<Map<string, LoadResult[]>> {
-  const results = new Map(runs.map((run) => [run.name, [] as LoadResult[]]));
-  const options = (run: Run) => ({ origin: run.server.origin, requests: [run.request], connections: CONNECTIONS, serverPid: run.server.pid });
-  for (const run of runs) await load({ ...options(run), durationSeconds: WARMUP_SECONDS });
-  for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 === 0 ? runs : [...runs].reverse();
-    for (const run of order) {
-      const result = await load({ ...options(run), durationSeconds: ROUND_SECONDS });
-      if (result.failures > 0) fail(`${run.name}: ${result.failures} failed requests in round ${round + 1}`);
-      results.get(run.name)?.push(result);
-    }
-  }
-  return results;
-}
-
-function report(runs: readonly Run[], results: Map<string, LoadResult[]>, comparisons: readonly Comparison[]): void {
-  const of = (name: string) => results.get(name) ?? fail(`no results for ${name}`);
+function report(runs: readonly LoadRun[], results: Map<string, LoadResult[]>, comparisons: readonly ThroughputComparison[]): void {
   console.log(
     `${CONNECTIONS} connections, ${ROUNDS} rounds of ${ROUND_SECONDS} s per run (after ${WARMUP_SECONDS} s warm-up), ` +
       `servers on core ${SERVER_CORE}, load on core ${LOAD_CORE}; medians of the rounds.\n`,
@@ -87,7 +62,7 @@ function report(runs: readonly Run[], results: Map<string, LoadResult[]>, compar
     markdownTable(
       ['run', 'req/s', 'p50 ms', 'p99 ms', 'server CPU µs/response (rounds)'],
       runs.map((run) => {
-        const rounds = of(run.name);
+        const rounds = roundsOf(results, run.name);
         const cpu = rounds.map((r) => (r.serverCpuMsPerRequest ?? NaN) * 1000);
         return [run.name, formatRate(median(rounds.map((r) => r.requestsPerSecond))), median(rounds.map((r) => r.p50Ms)).toFixed(2), median(rounds.map((r) => r.p99Ms)).toFixed(2),
           `${median(cpu).toFixed(0)} (${cpu.map((c) => c.toFixed(0)).join(' ')})`];
@@ -95,18 +70,7 @@ function report(runs: readonly Run[], results: Map<string, LoadResult[]>, compar
     ),
   );
   console.log('');
-  console.log(
-    markdownTable(
-      ['comparison', 'ratio (median of rounds)', 'rounds', 'target'],
-      comparisons.map((c) => {
-        const ours = of(c.ours);
-        const baseline = of(c.baseline);
-        const ratios = ours.map((r, i) => r.requestsPerSecond / (baseline[i] as LoadResult).requestsPerSecond);
-        const ratio = median(ratios);
-        return [c.name, formatRatio(ratio), ratios.map(formatRatio).join(' '), formatTarget(ratio, c.target)];
-      }),
-    ),
-  );
+  console.log(comparisonTable(results, comparisons));
 }
 
 export const gatewayCache: BenchSuite = {
@@ -143,7 +107,7 @@ export const gatewayCache: BenchSuite = {
         await cachedBytes(before.origin, odata);
       }
 
-      const runs: Run[] = [
+      const runs: LoadRun[] = [
         { name: 'REST cache hit (time entries, list)', server: plain, request: rest },
         { name: 'baseline: bare Fastify, REST bytes', server: restBaseline, request: rest },
         { name: 'OData cache hit (TimeEntries, JSON page)', server: plain, request: odata },
@@ -155,7 +119,7 @@ export const gatewayCache: BenchSuite = {
         ]),
       ];
       console.log(`REST body ${restBytes.body.length} bytes, OData body ${odataBytes.body.length} bytes; upstream: timegate service on SQLite (demo account)`);
-      const results = await measureRuns(runs);
+      const results = await alternatingLoadRounds(runs, PLAN);
       report(runs, results, [
         { name: 'REST cache hit / bare Fastify', ours: runs[0]!.name, baseline: runs[1]!.name, target: 0.5 },
         { name: 'OData cache hit / bare Fastify', ours: runs[2]!.name, baseline: runs[3]!.name, target: 0.5 },

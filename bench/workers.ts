@@ -13,8 +13,10 @@ import { fileURLToPath } from 'node:url';
 import { testDatabases } from '../test/helpers/databases.js';
 import { startTestService } from '../test/helpers/service.js';
 import type { LoadRequest, LoadResult, RunningServer } from './http-load.js';
-import { freePort, load, stopProcess, waitUntilUp } from './http-load.js';
-import { formatRate, formatRatio, formatTarget, markdownTable, median } from './report.js';
+import { freePort, stopProcess, waitUntilUp } from './http-load.js';
+import { alternatingLoadRounds, comparisonTable, roundsOf } from './load-rounds.js';
+import type { LoadRun, ThroughputComparison } from './load-rounds.js';
+import { formatRate, markdownTable, median } from './report.js';
 import { seedAccount, sqlitePlace } from './service-fixture.js';
 import type { BenchSuite } from './suite.js';
 
@@ -26,18 +28,7 @@ const ENTRIES = 20_000;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const TIMEGATE = fileURLToPath(new URL('../bin/timegate.js', import.meta.url));
 
-interface Run {
-  readonly name: string;
-  readonly server: RunningServer;
-  readonly request: LoadRequest;
-}
-
-interface Comparison {
-  readonly name: string;
-  readonly ours: string;
-  readonly baseline: string;
-  readonly target?: number;
-}
+const PLAN = { connections: CONNECTIONS, rounds: ROUNDS, roundSeconds: ROUND_SECONDS, warmupSeconds: WARMUP_SECONDS, serverCpu: false };
 
 function fail(message: string): never {
   throw new Error(`workers bench: ${message}`);
@@ -70,7 +61,7 @@ async function startTimegate(args: readonly string[]): Promise<RunningServer> {
   return { origin, pid: child.pid as number, stop: () => stopProcess(child) };
 }
 
-async function expectOk(run: Run, header?: string): Promise<void> {
+async function expectOk(run: LoadRun, header?: string): Promise<void> {
   for (let i = 0; i < 2; i++) {
     const response = await fetch(run.server.origin + run.request.path, { headers: run.request.headers ?? {} });
     await response.arrayBuffer();
@@ -79,34 +70,14 @@ async function expectOk(run: Run, header?: string): Promise<void> {
   }
 }
 
-async function measureRuns(runs: readonly Run[]): Promise<Map<string, LoadResult[]>> {
-  const results = new Map(runs.map((run) => [run.name, [] as LoadResult[]]));
-  const options = (run: Run) => ({ origin: run.server.origin, requests: [run.request], connections: CONNECTIONS });
-  for (const run of runs) await load({ ...options(run), durationSeconds: WARMUP_SECONDS });
-  for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 === 0 ? runs : [...runs].reverse();
-    for (const run of order) {
-      const result = await load({ ...options(run), durationSeconds: ROUND_SECONDS });
-      if (result.failures > 0) fail(`${run.name}: ${result.failures} failed requests in round ${round + 1}`);
-      results.get(run.name)?.push(result);
-    }
-  }
-  return results;
-}
-
-function report(runs: readonly Run[], results: Map<string, LoadResult[]>, comparisons: readonly Comparison[]): void {
-  const of = (name: string) => results.get(name) ?? fail(`no results for ${name}`);
+function report(runs: readonly LoadRun[], results: Map<string, LoadResult[]>, comparisons: readonly ThroughputComparison[]): void {
   console.log(markdownTable(['run', 'req/s', 'p50 ms', 'p99 ms', 'req/s per round'], runs.map((run) => {
-    const rounds = of(run.name);
+    const rounds = roundsOf(results, run.name);
     return [run.name, formatRate(median(rounds.map((r) => r.requestsPerSecond))), median(rounds.map((r) => r.p50Ms)).toFixed(2),
       median(rounds.map((r) => r.p99Ms)).toFixed(2), rounds.map((r) => formatRate(r.requestsPerSecond)).join(' ')];
   })));
   console.log('');
-  console.log(markdownTable(['comparison', 'ratio (median of rounds)', 'rounds', 'target'], comparisons.map((c) => {
-    const ratios = of(c.ours).map((r, i) => r.requestsPerSecond / (of(c.baseline)[i] as LoadResult).requestsPerSecond);
-    const ratio = median(ratios);
-    return [c.name, formatRatio(ratio), ratios.map(formatRatio).join(' '), formatTarget(ratio, c.target)];
-  })));
+  console.log(comparisonTable(results, comparisons));
 }
 
 const load1 = () => loadavg().map((value) => value.toFixed(1)).join(' ');
@@ -131,7 +102,7 @@ export const workersBench: BenchSuite = {
       const redisAuto = await startTimegate([...upstream, ...redis, '--workers', 'auto']);
       servers.push(redisAuto);
       const page: LoadRequest = { path: '/V1/Api.svc/TimeEntries?$top=100&$format=json', headers: { 'x-serviceapikey': service.admin.apiKey } };
-      const gatewayRuns: Run[] = [
+      const gatewayRuns: LoadRun[] = [
         { name: 'gateway cache hit, one process, memory', server: memoryOne, request: page },
         { name: 'gateway cache hit, one process, Redis', server: redisOne, request: page },
         { name: 'gateway cache hit, --workers auto, Redis', server: redisAuto, request: page },
@@ -145,19 +116,19 @@ export const workersBench: BenchSuite = {
       const serviceAuto = await startTimegate(['service', '--db', place.url, '--workers', 'auto']);
       servers.push(serviceAuto);
       const servicePage: LoadRequest = { path: '/V1/Api.svc/TimeEntries?$top=100&$format=json', headers: { 'x-serviceapikey': seeded.adminKey } };
-      const serviceRuns: Run[] = [
+      const serviceRuns: LoadRun[] = [
         { name: 'service JSON page of 100, one process', server: serviceOne, request: servicePage },
         { name: 'service JSON page of 100, --workers auto', server: serviceAuto, request: servicePage },
       ];
       for (const run of serviceRuns) await expectOk(run);
 
       console.log('### gateway: cache hit, OData JSON page of 100\n');
-      report(gatewayRuns, await measureRuns(gatewayRuns), [
+      report(gatewayRuns, await alternatingLoadRounds(gatewayRuns, PLAN), [
         { name: '--workers auto (Redis) / one process (memory)', ours: gatewayRuns[2]!.name, baseline: gatewayRuns[0]!.name, target: 1.6 },
         { name: '--workers auto (Redis) / one process (Redis)', ours: gatewayRuns[2]!.name, baseline: gatewayRuns[1]!.name },
       ]);
       console.log(`\n### service: JSON page of 100 on SQLite (${ENTRIES} entries)\n`);
-      report(serviceRuns, await measureRuns(serviceRuns), [
+      report(serviceRuns, await alternatingLoadRounds(serviceRuns, PLAN), [
         { name: '--workers auto / one process', ours: serviceRuns[1]!.name, baseline: serviceRuns[0]!.name, target: 1.5 },
       ]);
       console.log(`\nload average after: ${load1()}`);
