@@ -78,7 +78,7 @@ export function registerEntryPages(admin: FastifyInstance, deps: WebDependencies
       </form>
       <p class="week-total" data-count="${found.records.length}">${fill(t.entryCount, { count: String(found.records.length), total: '' })}<strong data-total="entries">${durationString(total)}</strong></p>
       ${found.isCut ? html`<p class="notice">${fill(t.listCut, { count: String(LIMIT) })}</p>` : ''}
-      <div class="scroll"><table class="list entries-table">
+      <div class="scroll" role="region" aria-label="${t.entriesOfTeam}" tabindex="0"><table class="list entries-table">
         <caption class="visually-hidden">${t.entriesOfTeam}</caption>
         <thead><tr><th scope="col">${t.date}</th><th scope="col">${t.time}</th><th scope="col">${t.user}</th><th scope="col">${t.project}</th><th scope="col">${t.task}</th><th scope="col">${t.comment}</th><th scope="col">${t.duration}</th><th scope="col">${t.billable}</th><th scope="col">${t.locked}</th></tr></thead>
         <tbody>${found.records.map((entry) => html`<tr data-entry="${String(entry.ID)}">

@@ -87,7 +87,8 @@ export function registerMasterDataPages(admin: FastifyInstance, deps: WebDepende
     const { t } = ctx;
     const caller = administrator(request).caller;
     const settings = await administration.settings(caller);
-    const e = (name: string) => errors[name];
+    // The budget is typed in hours; the rules speak of TimeBudget (seconds).
+    const e = (name: string) => errors[name] ?? (name === 'TimeBudgetHours' ? errors.TimeBudget : undefined);
     const text = (name: string) => (typeof state[name] === 'string' ? state[name] as string : '');
     const input = (name: string, label: string, attributes: Html = html``) =>
       field(`f-${name}`, label, html`<input id="f-${name}" name="${name}" value="${text(name)}"${attributes}${described(`f-${name}`, e(name))}>`, e(name));
@@ -108,7 +109,6 @@ export function registerMasterDataPages(admin: FastifyInstance, deps: WebDepende
         ${field('f-ClientID', t.client, html`<select id="f-ClientID" name="ClientID"${described('f-ClientID', e('ClientID'))}><option value="">${t.noClient}</option>${clients.map((c) =>
           html`<option value="${String(c.ID)}"${flag('selected', String(c.ID) === text('ClientID'))}>${c.Name as string}${c.Active === true ? '' : ` (${t.archived})`}</option>`)}</select>`, e('ClientID'))}
         ${input('TimeBudgetHours', t.timeBudget, html` inputmode="decimal"`)}
-        ${e('TimeBudget') === undefined ? '' : html`<p class="field-error">${e('TimeBudget')}</p>`}
         ${settings.HourlyRatesEnabled === true ? input('HourlyRate', `${t.hourlyRate} (${settings.Currency as string})`, html` inputmode="decimal"`) : ''}
         ${checks('AssignedUsers', t.assignedUsers, t.assignedUsersHint, users.filter((u) => u.Active === true || (state.AssignedUsers as string[]).includes(String(u.ID)))
           .map((u) => ({ id: u.ID as number, name: `${u.FirstName as string} ${u.LastName as string}` })))}
