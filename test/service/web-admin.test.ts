@@ -300,4 +300,31 @@ describe.each(testDatabases)('administration pages on $name', (kind) => {
     const after = await t.database.db.selectFrom('time_entries').select(['locked', 'start_time']).where('account_id', '=', t.accountId).where('start_time', '<', until).execute();
     expect(after.every((e) => e.locked === 0)).toBe(true);
   });
+
+  it('shows the account\'s labels of custom fields wherever the fields appear, and saves what is typed in them', async () => {
+    // The demo account labels TimeEntry Custom1 "Ticket"; Custom2 has no label and stays hidden.
+    const form = await jana.get('/timesheet/new?date=2026-11-18');
+    expect(form.text).toContain('<label for="Custom1">Ticket</label>');
+    expect(form.text).not.toContain('name="Custom2"');
+    const tooLong = await jana.post('/timesheet/new', { date: '2026-11-18', kind: '2', start: '07:00', end: '07:30', project: '1', Custom1: 'T'.repeat(51) });
+    expect(tooLong.status).toBe(422);
+    expect(tooLong.text).toContain('id="Custom1-error">Der Zeiteintrag kann nicht gespeichert werden: Custom1 darf höchstens 50 Zeichen lang sein.');
+    const saved = await jana.post('/timesheet/new', { date: '2026-11-18', kind: '2', start: '07:00', end: '07:30', project: '1', comment: 'Mit Ticket', Custom1: ' T-4711 ', Custom2: 'versteckt' });
+    expect(saved.status).toBe(303);
+    const row = await t.database.db.selectFrom('time_entries').selectAll().where('comment', '=', 'Mit Ticket').executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ custom1: 'T-4711', custom2: null });
+    expect((await jana.get(`/timesheet/entries/${row.id}`)).text).toContain('value="T-4711"');
+    const team = await alex.get(`/admin/entries?user=${t.jana.userId}&from=2026-11-18&to=2026-11-18`);
+    expect(team.text).toContain('<th scope="col">Ticket</th>');
+    expect(team.text).toContain('<td>T-4711</td>');
+    // Relabelled in the settings, the forms follow.
+    await alex.get('/admin/settings');
+    const settings = await t.database.db.selectFrom('account_settings').selectAll().where('account_id', '=', t.accountId).executeTakeFirstOrThrow();
+    expect((await alex.post('/admin/settings', { CompanyName: settings.company_name, TimeZone: settings.time_zone, Currency: settings.currency, TimeEntryCustom1Label: 'Vorgang', ClientCustom2Label: 'Branche' })).status).toBe(303);
+    expect((await jana.get(`/timesheet/entries/${row.id}`)).text).toContain('<label for="Custom1">Vorgang</label>');
+    const clientForm = await alex.get('/admin/clients/new');
+    expect(clientForm.text).toContain('<label for="f-Custom2">Branche</label>');
+    expect(clientForm.text).not.toContain('name="Custom1"');
+    await t.database.db.updateTable('account_settings').set({ ...settings }).where('account_id', '=', t.accountId).execute();
+  });
 });

@@ -49,9 +49,9 @@ export function registerEntryPages(admin: FastifyInstance, deps: WebDependencies
     const { t } = ctx;
     const { caller, timeZone } = administrator(request);
     const form = filterFormOf(request.query);
-    const [users, projects, clients, tasks, found] = await Promise.all([
+    const [users, projects, clients, tasks, found, labels] = await Promise.all([
       administration.list(caller, 'Users'), administration.list(caller, 'Projects'), administration.list(caller, 'Clients'),
-      administration.list(caller, 'Tasks'), administration.entries(caller, filterOf(form, timeZone), LIMIT),
+      administration.list(caller, 'Tasks'), administration.entries(caller, filterOf(form, timeZone), LIMIT), deps.bookings.customLabels(caller, 'TimeEntry'),
     ]);
     const names = (list: readonly Record<string, unknown>[], label: (r: Record<string, unknown>) => string) => new Map(list.map((r) => [r.ID as number, label(r)]));
     const userNames = names(users, (u) => `${u.FirstName as string} ${u.LastName as string}`);
@@ -80,11 +80,12 @@ export function registerEntryPages(admin: FastifyInstance, deps: WebDependencies
       ${found.isCut ? html`<p class="notice">${fill(t.listCut, { count: String(LIMIT) })}</p>` : ''}
       <div class="scroll" role="region" aria-label="${t.entriesOfTeam}" tabindex="0"><table class="list entries-table">
         <caption class="visually-hidden">${t.entriesOfTeam}</caption>
-        <thead><tr><th scope="col">${t.date}</th><th scope="col">${t.time}</th><th scope="col">${t.user}</th><th scope="col">${t.project}</th><th scope="col">${t.task}</th><th scope="col">${t.comment}</th><th scope="col">${t.duration}</th><th scope="col">${t.billable}</th><th scope="col">${t.locked}</th></tr></thead>
+        <thead><tr><th scope="col">${t.date}</th><th scope="col">${t.time}</th><th scope="col">${t.user}</th><th scope="col">${t.project}</th><th scope="col">${t.task}</th><th scope="col">${t.comment}</th>${labels.map(([, label]) => html`<th scope="col">${label}</th>`)}<th scope="col">${t.duration}</th><th scope="col">${t.billable}</th><th scope="col">${t.locked}</th></tr></thead>
         <tbody>${found.records.map((entry) => html`<tr data-entry="${String(entry.ID)}">
           <td>${wallClock((entry.StartTime as Date).getTime(), timeZone).date}</td><td>${timeSpan(entry, timeZone)}</td>
           <td>${userNames.get(entry.UserID as number) ?? ''}</td><td>${projectNames.get(entry.ProjectID as number) ?? ''}</td>
           <td>${entry.TaskID === null ? '' : taskNames.get(entry.TaskID as number) ?? ''}</td><td>${(entry.Comment as string | null) ?? ''}</td>
+          ${labels.map(([name]) => html`<td>${(entry[name] as string | null) ?? ''}</td>`)}
           <td class="duration">${duration(entry)}</td><td>${entry.Billable === true ? t.yes : t.no}</td><td>${entry.Locked === true ? t.locked : ''}</td>
         </tr>`)}</tbody>
       </table></div>

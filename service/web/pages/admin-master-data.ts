@@ -116,7 +116,7 @@ export function registerMasterDataPages(admin: FastifyInstance, deps: WebDepende
     } else if (page.set === 'Tasks') {
       specific = html`<div class="field check"><input id="f-Billable" name="Billable" type="checkbox" value="1"${flag('checked', text('Billable') === '1')}><label for="f-Billable">${t.billableByDefault}</label></div>`;
     }
-    const labelled = CUSTOM.map((name) => [name, settings[`${page.labelPrefix}${name}Label`]] as const).filter(([, label]) => typeof label === 'string' && label !== '');
+    const labelled = await deps.bookings.customLabels(caller, page.labelPrefix);
     const isCreate = action.endsWith('/new');
     return html`
       <form method="post" action="${action}" class="card" novalidate>
@@ -125,7 +125,7 @@ export function registerMasterDataPages(admin: FastifyInstance, deps: WebDepende
         ${input(page.nameProperty, page.nameProperty === 'Name' ? t.name : t.description, html` required`)}
         ${specific}
         ${field('f-Comment', t.comment, html`<textarea id="f-Comment" name="Comment" rows="2"${described('f-Comment', e('Comment'))}>${text('Comment')}</textarea>`, e('Comment'))}
-        ${labelled.map(([name, label]) => input(name, label as string))}
+        ${labelled.map(([name, label]) => input(name, label))}
         ${isCreate ? html`<div class="field check"><input id="f-Active" name="Active" type="checkbox" value="1"${flag('checked', text('Active') === '1')}><label for="f-Active">${t.active}</label></div>` : ''}
         <button type="submit" class="primary">${t.save}</button>
       </form>`;
