@@ -103,6 +103,7 @@ async function write(out: Writable, text: string): Promise<void> {
 
 /** Resolves when `out` wants more; rejects when it fails or closes first (a closed pipe). */
 export function drained(out: Writable): Promise<void> {
+  if (out.destroyed || out.writableEnded) return Promise.reject(out.errored ?? new Error('the output closed before the export was written'));
   return new Promise((resolve, reject) => {
     const done = (error?: Error) => {
       out.off('drain', onDrain).off('error', done).off('close', onClose);

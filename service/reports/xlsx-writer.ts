@@ -65,35 +65,42 @@ export async function writeXlsx(rows: AsyncIterable<EntryRow>, columns: readonly
   through.pipe(out, { end: false });
   const stop = (error?: Error) => through.destroy(error ?? new Error('the output closed before the export was written'));
   out.once('error', stop).once('close', stop);
+  if (out.destroyed) stop(out.errored ?? undefined);
   const forwarded = finished(through);
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: through, useStyles: true, useSharedStrings: false });
-  const sheet = workbook.addWorksheet(sheetName(options.sheetName), { views: [{ state: 'frozen', ySplit: 1 }] });
-  sheet.columns = columns.map((column, i) => ({
-    key: String(i),
-    header: column.header,
-    width: column.width,
-    ...(NUMBER_FORMAT[column.kind] === undefined ? {} : { style: { numFmt: NUMBER_FORMAT[column.kind] } }),
-  }));
-  sheet.getRow(1).font = { bold: true };
-  sheet.getRow(1).commit();
-  let written = 0;
-  for await (const row of rows) {
-    const values = new Array<ExcelJS.CellValue>(columns.length);
-    for (let i = 0; i < columns.length; i++) {
-      const column = columns[i] as ExportColumn;
-      values[i] = cell(column.kind, column.value(row));
+  // Awaited below; until then a failure of `out` is seen by the writes it stops.
+  forwarded.catch(() => {});
+  try {
+    const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: through, useStyles: true, useSharedStrings: false });
+    const sheet = workbook.addWorksheet(sheetName(options.sheetName), { views: [{ state: 'frozen', ySplit: 1 }] });
+    sheet.columns = columns.map((column, i) => ({
+      key: String(i),
+      header: column.header,
+      width: column.width,
+      ...(NUMBER_FORMAT[column.kind] === undefined ? {} : { style: { numFmt: NUMBER_FORMAT[column.kind] } }),
+    }));
+    sheet.getRow(1).font = { bold: true };
+    sheet.getRow(1).commit();
+    let written = 0;
+    for await (const row of rows) {
+      const values = new Array<ExcelJS.CellValue>(columns.length);
+      for (let i = 0; i < columns.length; i++) {
+        const column = columns[i] as ExportColumn;
+        values[i] = cell(column.kind, column.value(row));
+      }
+      sheet.addRow(values).commit();
+      written++;
+      if (written % ROWS_PER_CHECK === 0) {
+        onRow?.(written);
+        if (through.writableNeedDrain) await drained(through);
+      }
     }
-    sheet.addRow(values).commit();
-    written++;
-    if (written % ROWS_PER_CHECK === 0) {
-      onRow?.(written);
-      if (through.writableNeedDrain) await drained(through);
-    }
+    sheet.commit();
+    await Promise.race([workbook.commit(), forwarded]);
+    await forwarded;
+    onRow?.(written);
+    return written;
+  } finally {
+    out.off('error', stop).off('close', stop);
+    through.unpipe(out);
   }
-  sheet.commit();
-  await workbook.commit();
-  await forwarded;
-  out.off('error', stop).off('close', stop);
-  onRow?.(written);
-  return written;
 }
