@@ -37,7 +37,8 @@ describe.each(testDatabases)('administration pages on $name', (kind) => {
 
   it('answers a standard user 404 on every administration URL and changes nothing', async () => {
     for (const path of ['/admin', '/admin/employees', '/admin/employees/1', '/admin/clients', '/admin/clients/new', '/admin/clients/1',
-      '/admin/projects', '/admin/projects/1', '/admin/tasks', '/admin/tasks/1', '/admin/settings', '/admin/entries', '/admin/nothing']) {
+      '/admin/projects', '/admin/projects/1', '/admin/tasks', '/admin/tasks/1', '/admin/settings', '/admin/entries', '/admin/entries/export?format=csv',
+      '/admin/entries/export?format=xlsx&user=1', '/admin/nothing']) {
       const page = await jana.get(path);
       expect(page.status, path).toBe(404);
       expect(page.text, path).toContain('Diese Seite gibt es nicht.');
@@ -262,7 +263,8 @@ describe.each(testDatabases)('administration pages on $name', (kind) => {
   it('lists the team\'s entries by employee, client, project, task, dates and billable, and locks and unlocks them up to a day', async () => {
     const entries = await t.database.db.selectFrom('time_entries').selectAll().where('account_id', '=', t.accountId).execute();
     const ids = (text: string) => [...text.matchAll(/data-entry="(\d+)"/g)].map((m) => Number(m[1])).sort((a, b) => a - b);
-    const expected = (keep: (e: (typeof entries)[number]) => boolean) => entries.filter(keep).map((e) => e.id).sort((a, b) => a - b);
+    // Finished entries only (a running stopwatch is not booked time yet), as the exports write them.
+    const expected = (keep: (e: (typeof entries)[number]) => boolean) => entries.filter((e) => e.end_time !== null && keep(e)).map((e) => e.id).sort((a, b) => a - b);
     const from = instantOf('2026-11-09', 0, 'UTC');
     const to = instantOf('2026-11-14', 0, 'UTC');
     const byJana = await alex.get(`/admin/entries?user=${t.jana.userId}&from=2026-11-09&to=2026-11-13`);
@@ -277,9 +279,18 @@ describe.each(testDatabases)('administration pages on $name', (kind) => {
     expect(ids(byTask.text)).toEqual(expected((e) => e.task_id === 2 && e.project_id === 1));
     // Foreign or broken filter values find nothing of another account and never fail.
     expect(ids((await alex.get(`/admin/entries?project=${other.projectId}`)).text)).toEqual([]);
-    const broken = await alex.get('/admin/entries?user=abc&from=gestern&to=2026-13-01&billable=vielleicht&client=1%27%20or%201=1');
-    expect(broken.status).toBe(200);
-    expect(broken.text).toContain('id="f-from-error">Bitte ein Datum angeben.');
+    const badDates = await alex.get('/admin/entries?from=gestern&to=2026-13-01');
+    expect(badDates.status).toBe(422);
+    expect(badDates.text).toContain('id="f-from-error">Bitte ein Datum angeben.');
+    expect(badDates.text).toContain('id="f-to-error">Bitte ein Datum angeben.');
+    expect(ids(badDates.text)).toEqual([]);
+    const backwards = await alex.get('/admin/entries?from=2026-11-10&to=2026-11-01');
+    expect(backwards.text).toContain('id="f-to-error">Das Ende liegt vor dem Anfang.');
+    for (const query of ['user=abc', 'billable=vielleicht', 'client=1%27%20or%201=1', 'project=-1', 'task=99999999999']) {
+      const broken = await alex.get(`/admin/entries?${query}`);
+      expect(broken.status, query).toBe(400);
+      expect(broken.text, query).toContain('Dieser Filter ist ungültig.');
+    }
 
     await alex.get('/admin/entries');
     expect((await alex.post('/admin/entries/lock', { until: 'morgen', action: 'lock' })).status).toBe(422);
