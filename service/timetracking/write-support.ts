@@ -2,8 +2,8 @@
 // statements with their change stamp, lookups inside the caller's account, and the database's own
 // constraint violations turned into the client's 409 (the rules check first; the constraints are
 // the guarantee that holds even when two requests race).
-import { sql } from 'kysely';
-import type { Kysely, RawBuilder, Transaction } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { EdmRecord } from '../../odata/edm.js';
 import { ConflictError, PreconditionFailedError, ValidationError } from '../odata-server/errors.js';
 import type { StorageDialect } from '../storage/dialect.js';
@@ -13,7 +13,6 @@ import { LANG, cannotSave, messages } from './messages.js';
 import type { EntityTable } from './tables.js';
 
 export type Trx = Transaction<Database>;
-type Sql = RawBuilder<unknown>;
 
 export interface WriteContext {
   readonly trx: Trx;
@@ -52,28 +51,44 @@ function untyped(ctx: WriteContext): Kysely<Record<string, Record<string, unknow
   return ctx.trx as unknown as Kysely<Record<string, Record<string, unknown>>>;
 }
 
+const compiledTexts = new WeakMap<EntityTable, Map<string, string>>();
+
+/**
+ * Runs a statement of a write whose SQL text depends on `shape` only (names from the model,
+ * never values): built and compiled on its first run, then sent as that text with
+ * `parameters`, which must be the values the build binds, in its order (checked on the first
+ * run). Building and compiling a row's insert or update took 10 to 13 µs each time, a twentieth
+ * of the CPU of a POST or MERGE. Texts are kept per EntityTable, which is per dialect.
+ */
+export async function runCompiled<R>(
+  ctx: WriteContext, table: EntityTable, shape: string, parameters: readonly unknown[], build: () => CompiledQuery,
+): Promise<R[]> {
+  let texts = compiledTexts.get(table);
+  if (texts === undefined) compiledTexts.set(table, (texts = new Map()));
+  let text = texts.get(shape);
+  if (text === undefined) {
+    const compiled = build();
+    if (compiled.parameters.length !== parameters.length || compiled.parameters.some((value, i) => value !== parameters[i])) {
+      throw new Error(`the statement ${shape} binds other values than it is given`);
+    }
+    text = compiled.sql;
+    texts.set(shape, text);
+  }
+  return (await ctx.trx.executeQuery<R>(CompiledQuery.raw(text, [...parameters]))).rows;
+}
+
 /** Inserts a row of the caller's account with the change stamp; the entity as stored (computed properties null). */
 export async function insertRow(ctx: WriteContext, table: EntityTable, columns: Record<string, unknown>): Promise<EdmRecord> {
   const row: Record<string, unknown> = { ...columns, account_id: ctx.caller.accountId, ...changeStamp(ctx) };
   const names = Object.keys(row).filter((name) => row[name] !== undefined);
   // The new row comes back whole (defaults and ID included), so the answer to a POST needs no
   // read after it: that read was a fifth of the CPU of creating a time entry.
-  const { rows } = await sql<Record<string, unknown>>`insert into ${sql.table(table.table)} (${sql.join(names.map((name) => sql.ref(name)))})
-    values (${sql.join(names.map((name) => row[name]))}) returning ${returningList(ctx, table)}`.execute(ctx.trx);
-  return table.recordOf('names')(rows[0]);
-}
-
-const returningLists = new WeakMap<EntityTable, Sql>();
-
-/** `column as "Property", ...` of the stored properties, compiled once per set (names from the model). */
-function returningList(ctx: WriteContext, table: EntityTable): Sql {
-  let list = returningLists.get(table);
-  if (list === undefined) {
-    const parts = table.stored.map(({ property, column }) => sql`${sql.ref(column)} as ${sql.ref(property.name)}`);
-    list = sql.raw(sql.join(parts).compile(ctx.trx).sql);
-    returningLists.set(table, list);
-  }
-  return list;
+  const [created] = await runCompiled<Record<string, unknown>>(ctx, table, `insert ${names.join(',')}`, names.map((name) => row[name]), () => {
+    const returning = table.stored.map(({ property, column }) => sql`${sql.ref(column)} as ${sql.ref(property.name)}`);
+    return sql`insert into ${sql.table(table.table)} (${sql.join(names.map((name) => sql.ref(name)))})
+      values (${sql.join(names.map((name) => row[name]))}) returning ${sql.join(returning)}`.compile(ctx.trx);
+  });
+  return table.recordOf('names')(created);
 }
 
 /**
@@ -85,14 +100,21 @@ function returningList(ctx: WriteContext, table: EntityTable): Sql {
 export async function updateRow(
   ctx: WriteContext, table: EntityTable, id: number, columns: Record<string, unknown>, guard?: Readonly<Record<string, unknown>>,
 ): Promise<EdmRecord | undefined> {
-  const bumped: Record<string, unknown> = {};
-  for (const { column } of table.versions) bumped[column] = sql`${sql.ref(column)} + 1`;
-  const changed = await untyped(ctx).updateTable(table.table).set({ ...columns, ...changeStamp(ctx), ...bumped })
-    .where('account_id', '=', ctx.caller.accountId).where('id', '=', id)
-    .$call((query) => whereValues(query, ctx.expectedVersions))
-    .$call((query) => whereValues(query, guard))
-    .returning(['id', ...table.versions.map(({ column }) => column)])
-    .executeTakeFirst();
+  const values = Object.fromEntries(Object.entries({ ...columns, ...changeStamp(ctx) }).filter(([, value]) => value !== undefined));
+  const expected = ctx.expectedVersions ?? {};
+  const conditions = guard ?? {};
+  const shape = `update ${Object.keys(values).join(',')} if ${Object.keys(expected).join(',')} guard ${Object.keys(conditions).join(',')}`;
+  const parameters = [...Object.values(values), ctx.caller.accountId, id, ...Object.values(expected), ...Object.values(conditions)];
+  const [changed] = await runCompiled<Record<string, unknown>>(ctx, table, shape, parameters, () => {
+    const bumped: Record<string, unknown> = {};
+    for (const { column } of table.versions) bumped[column] = sql`${sql.ref(column)} + 1`;
+    return untyped(ctx).updateTable(table.table).set({ ...values, ...bumped })
+      .where('account_id', '=', ctx.caller.accountId).where('id', '=', id)
+      .$call((query) => whereValues(query, expected))
+      .$call((query) => whereValues(query, conditions))
+      .returning(['id', ...table.versions.map(({ column }) => column)])
+      .compile();
+  });
   if (changed === undefined) {
     if (ctx.expectedVersions !== undefined) throw new PreconditionFailedError();
     return undefined;

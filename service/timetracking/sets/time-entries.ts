@@ -26,7 +26,7 @@ import { wallClockOf } from '../caller.js';
 import { LANG, cannotSave, messages } from '../messages.js';
 import type { EntityTable } from '../tables.js';
 import type { WriteContext } from '../write-support.js';
-import { deleteRow, existingIds, insertRow, toColumns, updateRow } from '../write-support.js';
+import { deleteRow, existingIds, insertRow, runCompiled, toColumns, updateRow } from '../write-support.js';
 import type { CreatedEntity, EntitySetDefinition } from './entity-set.js';
 import { projects } from './projects.js';
 import { tasks } from './tasks.js';
@@ -75,7 +75,7 @@ const ENTRY_COLUMNS = ['id', 'type_id', 'user_id', 'project_id', 'task_id', 'sta
 /** Inserts a new entry after the rules; omitted columns take the defaults of data-model.md. */
 export async function insertEntry(ctx: WriteContext, table: EntityTable, columns: EntryColumns): Promise<CreatedEntity> {
   const entry = { type_id: 2, user_id: ctx.caller.userId, task_id: null, end_time: null, locked: 0, ...columns };
-  const facts = await checkEntry(ctx, entry as EntryState, undefined);
+  const facts = await checkEntry(ctx, table, entry as EntryState, undefined);
   const billable = entry.billable ?? facts.taskBillable ?? 1;
   const record = await insertRow(ctx, table, { ...entry, billable });
   // The project's rate, read by the rules already, is what the revenue of a read would join.
@@ -95,7 +95,7 @@ async function changeEntry(
   // UserID names the owner: a replace that omits it keeps the owner rather than moving the
   // entry to whoever sent the request.
   if (mode === 'replace' && changes.user_id === undefined) changes.user_id = current.user_id;
-  await checkEntry(ctx, { ...current, ...changes } as EntryState, current);
+  await checkEntry(ctx, table, { ...current, ...changes } as EntryState, current);
   const guard = guarded ? Object.fromEntries(table.versions.map(({ column }) => [column, current[column]])) : undefined;
   return updateRow(ctx, table, id, changes, guard);
 }
@@ -125,6 +125,13 @@ function closedPeriod(caller: Caller, startTime: number): void {
   }
 }
 
+interface ProjectFacts {
+  readonly active: number;
+  readonly assigned_users: string | null;
+  readonly assigned_tasks: string | null;
+  readonly hourly_rate: unknown;
+}
+
 /** What the rules read on the way that the write can use. */
 interface EntryFacts {
   /** The task's Billable (0/1), when the entry has a task that was looked up. */
@@ -134,7 +141,7 @@ interface EntryFacts {
 }
 
 /** Checks the entry as it would be stored (`current` is the stored one, undefined on create). */
-async function checkEntry(ctx: WriteContext, entry: EntryState, current: EntryState | undefined): Promise<EntryFacts> {
+async function checkEntry(ctx: WriteContext, table: EntityTable, entry: EntryState, current: EntryState | undefined): Promise<EntryFacts> {
   const { caller } = ctx;
   const changed = (column: keyof EntryState) => current === undefined || entry[column] !== current[column];
   // The caller is a user of the account (the API key said so): only another user is looked up.
@@ -153,8 +160,9 @@ async function checkEntry(ctx: WriteContext, entry: EntryState, current: EntrySt
 
   const projectChanged = changed('project_id');
   if (!projectChanged && !changed('task_id')) return {};
-  const project = await ctx.trx.selectFrom('projects').select(['active', 'assigned_users', 'assigned_tasks', 'hourly_rate'])
-    .where('account_id', '=', caller.accountId).where('id', '=', entry.project_id).executeTakeFirst();
+  const [project] = await runCompiled<ProjectFacts>(ctx, table, 'project', [caller.accountId, entry.project_id], () =>
+    ctx.trx.selectFrom('projects').select(['active', 'assigned_users', 'assigned_tasks', 'hourly_rate'])
+      .where('account_id', '=', caller.accountId).where('id', '=', entry.project_id).compile());
   if (project === undefined) throw invalid(messages.unknownReference(noun, 'ProjectID', entry.project_id, projects.noun), 'ProjectID');
   if (projectChanged) {
     const assigned = project.assigned_users === null || project.assigned_users.split(',').includes(String(entry.user_id));
@@ -162,8 +170,9 @@ async function checkEntry(ctx: WriteContext, entry: EntryState, current: EntrySt
   }
   const projectRate = project.hourly_rate;
   if (entry.task_id === null) return { projectRate };
-  const task = await ctx.trx.selectFrom('tasks').select(['active', 'billable'])
-    .where('account_id', '=', caller.accountId).where('id', '=', entry.task_id).executeTakeFirst();
+  const [task] = await runCompiled<{ active: number; billable: number }>(ctx, table, 'task', [caller.accountId, entry.task_id], () =>
+    ctx.trx.selectFrom('tasks').select(['active', 'billable'])
+      .where('account_id', '=', caller.accountId).where('id', '=', entry.task_id).compile());
   if (task === undefined) throw invalid(messages.unknownReference(noun, 'TaskID', entry.task_id, tasks.noun), 'TaskID');
   const allowed = project.assigned_tasks === null || project.assigned_tasks.split(',').includes(String(entry.task_id));
   if (task.active !== 1 || !allowed) throw invalid(entryMessages.taskNotAllowed(entry.task_id, entry.project_id), 'TaskID');
