@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { GatewayFeature, GatewayParts } from '../features.js';
 import type { CacheMetrics } from '../ops/metrics.js';
-import { registerCacheHeaders } from './cache-headers.js';
+import { cacheFieldRule, registerCacheHeaders } from './cache-headers.js';
 import { restBasePath } from '../rest/rest-face.js';
 import type { CacheStore } from './cache-store.js';
 import { MemoryCacheStore } from './memory-store.js';
@@ -58,6 +58,7 @@ export function storeOnRedis(app: FastifyInstance, url: string, keyPrefix: strin
   };
   return {
     lookup: (key, sets, partition) => current().lookup(key, sets, partition),
+    peek: (key, sets, partition) => pending.store?.peek?.(key, sets, partition),
     recordVerdict: (partition, verdict) => current().recordVerdict(partition, verdict),
     store: (key, entry, ttlMs) => current().store(key, entry, ttlMs),
     invalidate: (sets) => current().invalidate(sets),
@@ -78,6 +79,7 @@ export function cacheFeature(options: CacheFeatureOptions = {}): GatewayFeature 
     register(app, parts) {
       const { cache, redis, auth, upstream } = parts.config;
       const classify = classifierOf(parts, options.odataBasePath);
+      const fieldsOf = cacheFieldRule(credentialHeaderNames(auth.keyHeaderAliases));
       if (cache.enabled) {
         const store = redis.url === undefined
           ? new MemoryCacheStore(cache.maxMemoryBytes)
@@ -90,9 +92,10 @@ export function cacheFeature(options: CacheFeatureOptions = {}): GatewayFeature 
           freshness: parts.freshness,
           // A request in flight has its answer by the upstream deadline, or never.
           deadlineMs: upstream.requestTimeoutMs + 1_000,
+          fieldsOf,
         });
       }
-      registerCacheHeaders(app, credentialHeaderNames(auth.keyHeaderAliases), (request) => resourceOf(request, classify) !== undefined);
+      registerCacheHeaders(app, fieldsOf, (request) => resourceOf(request, classify) !== undefined);
     },
   };
 }
