@@ -15,6 +15,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Face } from '../ops/metrics.js';
 import type { Model } from '../../odata/model.js';
 import { indexModel } from '../../odata/model-index.js';
+import { SELECTION_SUFFIX } from '../../codegen/rest-surface.js';
 
 export interface RequestResource {
   readonly face: Face;
@@ -185,7 +186,10 @@ export function createResourceClassifier(model: Model, paths: FacePaths = DEFAUL
     if (method === 'POST' && segments.length === 1 && segments[0]?.endsWith(':batch') === true && setsByRestPath.has(decode(segments[0].slice(0, -6)))) {
       return batchResource('rest');
     }
-    const set = setsByRestPath.get(decode(segments[0] ?? ''));
+    // `GET /projects:select` reads the set as `GET /projects` does.
+    const first = segments[0] ?? '';
+    const setPath = first.endsWith(SELECTION_SUFFIX) ? first.slice(0, -SELECTION_SUFFIX.length) : first;
+    const set = setsByRestPath.get(decode(setPath));
     if (set === undefined) return undefined;
     return setResource('rest', set, !READ_METHODS.has(method), readsAll, false);
   }
