@@ -125,7 +125,7 @@ export class Bookings {
 
   async update(caller: Caller, id: number, values: EdmRecord): Promise<void> {
     const key = { ID: id };
-    await this.source.update(caller, this.entries.set, key, this.rules.forUpdate(this.entries.type, key, values, 'merge'), 'merge');
+    await this.source.update(caller, this.entries.set, { key, values: this.rules.forUpdate(this.entries.type, key, values, 'merge'), mode: 'merge' });
   }
 
   async remove(caller: Caller, id: number): Promise<void> {
