@@ -28,6 +28,7 @@ describe('the administration pages in headless Chromium', () => {
   beforeAll(async () => {
     t = await startTestService(kind);
     await setPassword(t.database.db, t.admin.userId, ADMIN_PASSWORD);
+    await setPassword(t.database.db, t.jana.userId, LENA_PASSWORD);
     browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
@@ -207,5 +208,15 @@ describe('the administration pages in headless Chromium', () => {
     await expect.poll(() => page.locator('h1').innerText()).toBe('Account settings');
     await checkPage(page);
     await context.close();
+    // A standard user's report: her own, no employee choice, no administration link.
+    const janaContext = await browser.newContext({ ...DESKTOP, locale: 'de-DE' });
+    const jana = await janaContext.newPage();
+    await signIn(jana, t.jana.email, LENA_PASSWORD);
+    await jana.getByRole('link', { name: 'Berichte' }).click();
+    await jana.waitForURL(/\/reports$/);
+    expect(await jana.getByLabel('Mitarbeiter/in', { exact: true }).count()).toBe(0);
+    expect(await jana.getByRole('link', { name: 'Verwaltung' }).count()).toBe(0);
+    await checkPage(jana);
+    await janaContext.close();
   }, 120_000);
 });

@@ -213,6 +213,7 @@ describe.each(testDatabases)('administration pages on $name', (kind) => {
     expect((await t.database.db.selectFrom('users').select('access_rights').where('id', '=', lena.id).executeTakeFirstOrThrow()).access_rights).toBe(20);
     expect((await alex.post(`/admin/employees/${lena.id}/role`, { role: 'root' })).status).toBe(422);
     expect((await alex.post(`/admin/employees/${lena.id}/role`, { role: 'user' })).status).toBe(303);
+    expect((await alex.post(`/admin/employees/${lena.id}/active`, { active: 'nein' })).status).toBe(422);
     expect((await alex.post(`/admin/employees/${lena.id}/active`, { active: '0' })).status).toBe(303);
     expect((await browser.get('/stopwatch')).status).toBe(303);
     expect((await alex.post(`/admin/employees/${lena.id}/invitation`)).status).toBe(422);
