@@ -147,9 +147,12 @@ describe.each(testDatabases)('administration pages on $name', (kind) => {
     const edit = await alex.get(`/admin/projects/${row.id}`);
     expect(edit.text).toContain('<label for="f-Custom1">Kostenstelle</label>');
     expect(edit.text).toContain('value="12.5"');
-    expect((await alex.post(`/admin/projects/${row.id}`, { Name: 'Umbenannt', TimeBudgetHours: '', HourlyRate: '' })).status).toBe(303);
-    expect(await t.database.db.selectFrom('projects').select(['name', 'time_budget', 'hourly_rate', 'assigned_users']).where('id', '=', row.id).executeTakeFirst())
-      .toEqual({ name: 'Umbenannt', time_budget: null, hourly_rate: null, assigned_users: null });
+    // A custom field without a label is not in the form, and an edit leaves what an API client stored in it.
+    await t.database.db.updateTable('projects').set({ custom2: 'über die API' }).where('id', '=', row.id).execute();
+    expect(edit.text).not.toContain('name="Custom2"');
+    expect((await alex.post(`/admin/projects/${row.id}`, { Name: 'Umbenannt', TimeBudgetHours: '', HourlyRate: '', Custom1: '', Custom2: 'Formular' })).status).toBe(303);
+    expect(await t.database.db.selectFrom('projects').select(['name', 'time_budget', 'hourly_rate', 'assigned_users', 'custom1', 'custom2']).where('id', '=', row.id).executeTakeFirst())
+      .toEqual({ name: 'Umbenannt', time_budget: null, hourly_rate: null, assigned_users: null, custom1: null, custom2: 'über die API' });
     expect((await alex.post(`/admin/projects/${row.id}`, { Name: '' })).text).toContain('Das Projekt kann nicht gespeichert werden: Name ist ein Pflichtfeld.');
     expect((await alex.post(`/admin/projects/${row.id}/active`, { active: '0' })).status).toBe(303);
     expect((await t.database.db.selectFrom('projects').select('active').where('id', '=', row.id).executeTakeFirstOrThrow()).active).toBe(0);
