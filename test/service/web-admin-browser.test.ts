@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newKey } from '../../service/accounts/account-admin.js';
 import { setPassword } from '../../service/accounts/passwords.js';
-import { DESKTOP, launchChromium, seriousViolations, unreachableByKeyboard } from '../helpers/browser.js';
+import { DESKTOP, PHONE, launchChromium, overflowsSideways, seriousViolations, unreachableByKeyboard } from '../helpers/browser.js';
 import { testDatabases } from '../helpers/databases.js';
 import type { TestService } from '../helpers/service.js';
 import { startTestService } from '../helpers/service.js';
@@ -208,6 +208,16 @@ describe('the administration pages in headless Chromium', () => {
     await expect.poll(() => page.locator('h1').innerText()).toBe('Account settings');
     await checkPage(page);
     await context.close();
+    // On a phone-sized screen nothing is wider than the screen (wide tables and the chart scroll inside their region).
+    const phone = await (await browser.newContext({ ...PHONE, locale: 'de-DE' })).newPage();
+    await signIn(phone, t.admin.email, ADMIN_PASSWORD);
+    for (const path of ['/admin/employees', '/admin/projects', `/admin/projects/${project.id}`, '/admin/settings', '/admin/entries?from=2026-11-16&to=2026-11-20',
+      '/reports?from=2026-10-01&to=2026-11-20&group=project&period=week']) {
+      await phone.goto(`${t.origin}${path}`);
+      expect(await overflowsSideways(phone), path).toBe(false);
+      expect(await seriousViolations(phone), path).toEqual([]);
+    }
+    await phone.context().close();
     // A standard user's report: her own, no employee choice, no administration link.
     const janaContext = await browser.newContext({ ...DESKTOP, locale: 'de-DE' });
     const jana = await janaContext.newPage();

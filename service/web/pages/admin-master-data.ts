@@ -150,7 +150,7 @@ export function registerMasterDataPages(admin: FastifyInstance, deps: WebDepende
       const done = (request.query as { done?: string }).done;
       return sendPage(reply, 200, adminPage(ctx, t[page.list], html`
         <p><a class="button" href="/admin${base}/new">${t[page.create]}</a></p>
-        <table class="list">
+        <div class="scroll" role="region" aria-label="${t[page.list]}" tabindex="0"><table class="list">
           <thead><tr><th scope="col">${page.nameProperty === 'Name' ? t.name : t.description}</th>${page.set === 'Projects' ? html`<th scope="col">${t.client}</th>` : ''}<th scope="col">${t.status}</th><th scope="col"><span class="visually-hidden">${t.actions}</span></th></tr></thead>
           <tbody>${records.map((r) => html`<tr data-id="${String(r.ID)}">
             <td><a href="/admin${base}/${String(r.ID)}">${r[page.nameProperty] as string}</a></td>
@@ -159,7 +159,7 @@ export function registerMasterDataPages(admin: FastifyInstance, deps: WebDepende
             <td><form method="post" action="/admin${base}/${String(r.ID)}/active">${csrfField(ctx)}<input type="hidden" name="active" value="${r.Active === true ? '0' : '1'}">
               <button type="submit" aria-label="${r.Active === true ? t.archive : t.reactivate}: ${r[page.nameProperty] as string}">${r.Active === true ? t.archive : t.reactivate}</button></form></td>
           </tr>`)}</tbody>
-        </table>`, { notice: done === 'saved' ? t.saved : undefined }));
+        </table></div>`, { notice: done === 'saved' ? t.saved : undefined }));
     });
 
     admin.get(`${base}/new`, async (request, reply) => {
