@@ -53,6 +53,16 @@ export function filterQuery(form: FilterForm, extra: Readonly<Record<string, str
   return params.toString();
 }
 
+/**
+ * A form without any filter starts on the current month and the two before it, up to today (on
+ * the account's clock): recent entries first seen, whatever the account's history holds.
+ */
+export function withDefaultRange(form: FilterForm, today: string): FilterForm {
+  if (FILTER_FIELDS.some((name) => form[name] !== '')) return form;
+  const [y, m] = today.split('-').map(Number) as [number, number];
+  return { ...form, from: new Date(Date.UTC(y, m - 3, 1)).toISOString().slice(0, 10), to: today };
+}
+
 /** The filter's fields; the employee choice for administrators only. */
 export async function filterFields(ctx: PageContext, administration: Administration, caller: Caller, form: FilterForm, errors: Record<string, string>): Promise<Html> {
   const { t } = ctx;

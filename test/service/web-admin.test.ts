@@ -296,7 +296,9 @@ describe.each(testDatabases)('administration pages on $name', (kind) => {
       expect(broken.text, query).toContain('Dieser Filter ist ungültig.');
     }
 
-    await alex.get('/admin/entries');
+    // Without a filter, the list starts on the recent months (the machine's today on the account's clock).
+    const first = await alex.get('/admin/entries');
+    expect(first.text).toMatch(/id="f-from" name="from" type="date" value="\d{4}-\d{2}-01"/);
     expect((await alex.post('/admin/entries/lock', { until: 'morgen', action: 'lock' })).status).toBe(422);
     expect((await alex.post('/admin/entries/lock', { until: '2026-11-10', action: 'drop' })).status).toBe(422);
     const locked = await alex.post('/admin/entries/lock', { until: '2026-11-10', action: 'lock' });
@@ -304,8 +306,15 @@ describe.each(testDatabases)('administration pages on $name', (kind) => {
     const until = instantOf('2026-11-11', 0, 'UTC');
     const wasUnlocked = entries.filter((e) => e.start_time < until && e.end_time !== null && e.locked === 0).length;
     expect(locked.location).toBe(`/admin/entries?locked=${wasUnlocked}`);
-    const now = await t.database.db.selectFrom('time_entries').select(['id', 'locked', 'start_time', 'version']).where('account_id', '=', t.accountId).execute();
+    const now = await t.database.db.selectFrom('time_entries').select(['id', 'locked', 'start_time', 'version', 'last_change_author']).where('account_id', '=', t.accountId).execute();
     expect(now.filter((e) => e.start_time < until).every((e) => e.locked === 1)).toBe(true);
+    // Each change counted as an API write is (ETags, sync clients): version up, stamped by the administrator.
+    const changedNow = now.filter((e) => entries.some((b) => b.id === e.id && b.locked === 0 && b.start_time < until && b.end_time !== null));
+    expect(changedNow.length).toBe(wasUnlocked);
+    for (const entry of changedNow) {
+      expect(entry.version).toBe((entries.find((b) => b.id === entry.id)?.version ?? 0) + 1);
+      expect(entry.last_change_author).toBe(t.admin.userId);
+    }
     expect(now.filter((e) => e.start_time >= until).map((e) => e.locked)).toEqual(entries.filter((e) => e.start_time >= until).map((e) => e.locked));
     expect((await alex.get(locked.location as string)).text).toContain(`${wasUnlocked} Einträge gesperrt.`);
     // The other account's entries are untouched.

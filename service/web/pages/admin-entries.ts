@@ -8,7 +8,7 @@ import { loadReportAccount, scopeOf } from '../../reports/report-scope.js';
 import { durationString } from '../../timetracking/sets/time-entries.js';
 import { addDays, instantOf, isDate, wallClock } from '../clock.js';
 import { downloadLinks, exportFormatOf, sendExport } from '../downloads.js';
-import { filterFields, filterFormOf, filterOf, filterQuery } from '../entry-filters.js';
+import { filterFields, filterFormOf, filterOf, filterQuery, withDefaultRange } from '../entry-filters.js';
 import { formText } from '../form-values.js';
 import { html } from '../html.js';
 import { fill } from '../i18n.js';
@@ -27,7 +27,7 @@ export function registerEntryPages(admin: FastifyInstance, deps: WebDependencies
     const ctx = request.page;
     const { t } = ctx;
     const { caller, timeZone } = administrator(request);
-    const form = filterFormOf(request.query);
+    const form = withDefaultRange(filterFormOf(request.query), wallClock(Date.now(), timeZone).date);
     const parsed = filterOf(form, ctx);
     const errors = 'errors' in parsed ? parsed.errors : {};
     const [account, fields] = await Promise.all([loadReportAccount(reports.db, caller.accountId), filterFields(ctx, administration, caller, form, errors)]);

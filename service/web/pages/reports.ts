@@ -10,7 +10,7 @@ import { loadReportAccount, scopeOf } from '../../reports/report-scope.js';
 import type { EntryFilter } from '../../reports/report-scope.js';
 import { wallClock } from '../clock.js';
 import { downloadLinks, exportFormatOf, sendExport } from '../downloads.js';
-import { filterFields, filterFormOf, filterOf, filterQuery } from '../entry-filters.js';
+import { filterFields, filterFormOf, filterOf, filterQuery, withDefaultRange } from '../entry-filters.js';
 import type { FilterForm } from '../entry-filters.js';
 import { formText } from '../form-values.js';
 import { flag, html } from '../html.js';
@@ -85,14 +85,9 @@ export function registerReportPages(web: FastifyInstance, deps: WebDependencies)
     if (!REPORT_GROUPS.includes(group) || !REPORT_PERIODS.includes(period)) {
       return sendPage(reply, 400, layout(ctx, t.reports, html``, { error: t.invalidFilter }));
     }
-    const form = filterFormOf(query);
-    if (form.from === '' && form.to === '' && formText(query, 'group') === '') {
-      // First visit: the current month and the two before it, up to today.
-      const today = wallClock(Date.now(), timeZone).date;
-      const [y, m] = today.split('-').map(Number) as [number, number];
-      form.from = new Date(Date.UTC(y, m - 3, 1)).toISOString().slice(0, 10);
-      form.to = today;
-    }
+    // First visit (no choice made yet): the recent months.
+    const given = filterFormOf(query);
+    const form = formText(query, 'group') === '' ? withDefaultRange(given, wallClock(Date.now(), timeZone).date) : given;
     const filterForm = async (errors: Record<string, string>): Promise<Html> => html`
       <form method="get" action="/reports" class="card filters" aria-label="${t.filter}">
         ${await filterFields(ctx, administration, caller, form, errors)}
