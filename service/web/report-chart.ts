@@ -19,14 +19,16 @@ export interface ChartTexts {
   readonly nonBillable: string;
   /** Hours as the page writes them (`12,50`). */
   readonly hours: (seconds: number) => string;
+  /** A scale value in whole hours as the page writes them (`1.000`). */
+  readonly tick: (hours: number) => string;
 }
 
-const HEIGHT = 220;
+const HEIGHT = 260;
 const TOP = 12;
-const LEFT = 48;
-const BAR = 28;
-const GAP = 18;
-const LABEL_SPACE = 56;
+const LEFT = 56;
+const BAR = 34;
+const GAP = 22;
+const LABEL_SPACE = 64;
 
 /** A round scale top at or above the largest bar: 1, 2, 5 x 10^n hours. */
 function scaleTop(hours: number): number {
@@ -40,13 +42,14 @@ export function barChart(id: string, bars: readonly Bar[], texts: ChartTexts): H
   const top = scaleTop(most);
   const plot = HEIGHT - TOP - LABEL_SPACE;
   const y = (hours: number) => TOP + plot - (hours / top) * plot;
-  const width = LEFT + Math.max(1, bars.length) * (BAR + GAP) + GAP;
-  const ticks = [0, 0.25, 0.5, 0.75, 1].map((share) => share * top);
+  // Room on the right for the last label, which hangs to the right of its bar.
+  const width = LEFT + Math.max(1, bars.length) * (BAR + GAP) + GAP + 60;
+  const ticks = [0, 0.2, 0.4, 0.6, 0.8, 1].map((share) => share * top);
   return html`<svg class="chart" id="${id}" role="img" aria-labelledby="${id}-title ${id}-desc" width="${width}" height="${HEIGHT}" viewBox="0 0 ${width} ${HEIGHT}" xmlns="http://www.w3.org/2000/svg">
     <title id="${id}-title">${texts.title}</title>
     <desc id="${id}-desc">${texts.description}</desc>
     ${ticks.map((hours) => html`<line class="grid" x1="${LEFT}" x2="${width - GAP / 2}" y1="${y(hours).toFixed(1)}" y2="${y(hours).toFixed(1)}"></line>
-      <text class="tick" x="${LEFT - 6}" y="${(y(hours) + 4).toFixed(1)}" text-anchor="end">${texts.hours(hours * 3600)}</text>`)}
+      <text class="tick" x="${LEFT - 6}" y="${(y(hours) + 4).toFixed(1)}" text-anchor="end">${texts.tick(hours)}</text>`)}
     ${bars.map((bar, i) => {
       const x = LEFT + GAP + i * (BAR + GAP);
       const billable = bar.billableSeconds / 3600;
@@ -55,7 +58,7 @@ export function barChart(id: string, bars: readonly Bar[], texts: ChartTexts): H
       return html`<g class="bar" data-label="${bar.label}">
         <rect class="billable" x="${x}" y="${y(billable).toFixed(1)}" width="${BAR}" height="${(y(0) - y(billable)).toFixed(1)}"><title>${bar.label}: ${texts.billable} ${texts.hours(bar.billableSeconds)}</title></rect>
         <rect class="non-billable" x="${x}" y="${y(billable + other).toFixed(1)}" width="${BAR}" height="${(y(billable) - y(billable + other)).toFixed(1)}"><title>${bar.label}: ${texts.nonBillable} ${texts.hours(bar.nonBillableSeconds)}</title></rect>
-        <text class="label" x="${x + BAR / 2}" y="${labelY}" text-anchor="end" transform="rotate(-40 ${x + BAR / 2} ${labelY})">${bar.label}</text>
+        <text class="label" x="${x + BAR / 2}" y="${labelY}" text-anchor="start" transform="rotate(35 ${x + BAR / 2} ${labelY})">${bar.label}</text>
       </g>`;
     })}
   </svg>`;

@@ -28,10 +28,14 @@ import type { Bar } from '../report-chart.js';
 const GROUP_TEXT: Readonly<Record<ReportGroup, keyof Texts>> = { project: 'groupProject', client: 'groupClient', employee: 'groupEmployee', task: 'groupTask' };
 const PERIOD_TEXT: Readonly<Record<ReportPeriod, keyof Texts>> = { week: 'periodWeek', month: 'periodMonth', total: 'periodTotal' };
 
+/** A decimal text (`12.50`, as the reports module gives hours and money) as the page's language writes it: `12,50`. */
+function decimalIn(ctx: PageContext, text: string): string {
+  return ctx.lang === 'de' ? text.replace('.', ',') : text;
+}
+
 /** Hours as the page's language writes them: `12,50` or `12.50`. */
 export function hoursIn(ctx: PageContext, seconds: number): string {
-  const text = hoursText(seconds);
-  return ctx.lang === 'de' ? text.replace('.', ',') : text;
+  return decimalIn(ctx, hoursText(seconds));
 }
 
 function periodLabel(ctx: PageContext, period: string | null): string {
@@ -41,11 +45,18 @@ function periodLabel(ctx: PageContext, period: string | null): string {
   return fill(ctx.t.weekOf, { date: new Intl.DateTimeFormat(locale, { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${period}T12:00:00Z`)) });
 }
 
+/** A period as short as a bar's label can be: `12.10.` (the week's Monday), `Okt. 2026`. */
+function shortPeriod(ctx: PageContext, period: string | null): string {
+  if (period === null || period.length === 7) return periodLabel(ctx, period);
+  const locale = ctx.lang === 'de' ? 'de-DE' : 'en-GB';
+  return new Intl.DateTimeFormat(locale, { day: '2-digit', month: '2-digit', timeZone: 'UTC' }).format(new Date(`${period}T12:00:00Z`));
+}
+
 function barsOf(ctx: PageContext, report: Report): Bar[] {
   const bars = new Map<string, { label: string; billableSeconds: number; nonBillableSeconds: number }>();
   for (const line of report.lines) {
     const id = report.period === 'total' ? `${line.key ?? ''}\u0000${line.label}` : line.period ?? '';
-    const label = report.period === 'total' ? line.label || ctx.t.withoutName : periodLabel(ctx, line.period);
+    const label = report.period === 'total' ? line.label || ctx.t.withoutName : shortPeriod(ctx, line.period);
     const bar = bars.get(id) ?? { label, billableSeconds: 0, nonBillableSeconds: 0 };
     bar.billableSeconds += line.billableSeconds;
     bar.nonBillableSeconds += line.nonBillableSeconds;
@@ -107,6 +118,7 @@ export function registerReportPages(web: FastifyInstance, deps: WebDependencies)
       title: fill(t.chartTitle, { period: period === 'total' ? t[GROUP_TEXT[group]] : periodName }),
       description: period === 'total' ? fill(t.chartTotalDescription, { group: t[GROUP_TEXT[group]] }) : fill(t.chartDescription, { period: periodName }),
       billable: t.billable, nonBillable: t.nonBillable, hours,
+      tick: (value) => new Intl.NumberFormat(ctx.lang === 'de' ? 'de-DE' : 'en-GB', { maximumFractionDigits: 1 }).format(value),
     });
     const rates = report.hourlyRatesEnabled;
     const body = html`
@@ -114,7 +126,10 @@ export function registerReportPages(web: FastifyInstance, deps: WebDependencies)
       ${downloadLinks(ctx, '/reports/export', filterQuery(form))}
       ${report.lines.length === 0 ? html`<p class="empty">${t.noData}</p>` : html`
       <div class="report">
-        <figure class="chart-box scroll" role="group" aria-label="${t.reports}" tabindex="0">${chart}</figure>
+        <figure class="chart-box" aria-labelledby="chart-legend">
+          <div class="scroll" role="region" aria-label="${t.reports}" tabindex="0">${chart}</div>
+          <figcaption id="chart-legend" class="legend"><span class="swatch billable"></span> ${t.billable} <span class="swatch non-billable"></span> ${t.nonBillable}</figcaption>
+        </figure>
         <div class="scroll" role="region" aria-label="${t.reportTable}" tabindex="0"><table class="list report-table">
           <caption>${t.reportTable}</caption>
           <thead><tr>${period === 'total' ? '' : html`<th scope="col">${periodName}</th>`}<th scope="col">${t[GROUP_TEXT[group]]}</th>
@@ -123,11 +138,11 @@ export function registerReportPages(web: FastifyInstance, deps: WebDependencies)
           <tbody>${report.lines.map((line) => html`<tr>
             ${period === 'total' ? '' : html`<td>${periodLabel(ctx, line.period)}</td>`}<th scope="row">${line.label || t.withoutName}</th>
             <td class="number">${hours(line.billableSeconds)}</td><td class="number">${hours(line.nonBillableSeconds)}</td><td class="number">${hours(line.seconds)}</td>
-            ${rates ? html`<td class="number">${line.revenue ?? ''}</td>` : ''}</tr>`)}</tbody>
+            ${rates ? html`<td class="number">${line.revenue === null ? '' : decimalIn(ctx, line.revenue)}</td>` : ''}</tr>`)}</tbody>
           <tfoot><tr>${period === 'total' ? '' : html`<td></td>`}<th scope="row">${t.total}</th>
             <td class="number" data-total="billable">${hours(report.total.billableSeconds)}</td><td class="number" data-total="non-billable">${hours(report.total.nonBillableSeconds)}</td>
             <td class="number" data-total="seconds" data-seconds="${report.total.seconds}">${hours(report.total.seconds)}</td>
-            ${rates ? html`<td class="number" data-total="revenue">${report.total.revenue ?? ''}</td>` : ''}</tr></tfoot>
+            ${rates ? html`<td class="number" data-total="revenue">${report.total.revenue === null ? '' : decimalIn(ctx, report.total.revenue)}</td>` : ''}</tr></tfoot>
         </table></div>
       </div>`}`;
     return sendPage(reply, 200, layout(ctx, t.reports, body));
