@@ -99,6 +99,17 @@ describe.each(testDatabases)('administration pages on $name', (kind) => {
       expect(answer.text).toContain('Das Formular ist abgelaufen.');
       expect((await alex.post('/admin/clients/new', { _csrf: token, Name: 'Ohne Token' })).status).toBe(403);
     }
+    // Every other form of the administration too.
+    const posts = ['/admin/clients/1', '/admin/clients/1/active', '/admin/projects/new', '/admin/projects/1', '/admin/projects/1/active', '/admin/tasks/new',
+      '/admin/tasks/1', '/admin/tasks/1/active', '/admin/employees/invite', `/admin/employees/${t.jana.userId}/role`, `/admin/employees/${t.jana.userId}/active`,
+      `/admin/employees/${t.jana.userId}/invitation`, `/admin/employees/${t.jana.userId}/projects`, '/admin/entries/lock'];
+    for (const path of posts) {
+      const answer = await alex.post(path, { _csrf: null, active: '0', role: 'admin', Name: 'Ohne Token', until: '2026-12-31', action: 'lock' });
+      expect(answer.status, path).toBe(403);
+    }
+    expect(await t.database.db.selectFrom('invitations').select('user_id').where('user_id', '=', t.jana.userId).where('used_at', 'is', null).execute()).toEqual([]);
+    expect(await t.database.db.selectFrom('time_entries').select('id').where('account_id', '=', t.accountId).where('start_time', '>', Date.UTC(2026, 10, 1)).where('locked', '=', 1).execute()).toEqual([]);
+    expect((await t.database.db.selectFrom('users').select('access_rights').where('id', '=', t.jana.userId).executeTakeFirstOrThrow()).access_rights).toBe(10);
     expect((await t.database.db.selectFrom('account_settings').select('company_name').where('account_id', '=', t.accountId).executeTakeFirstOrThrow()).company_name).not.toBe('Ohne Token');
     expect(await t.database.db.selectFrom('clients').select('id').where('name', '=', 'Ohne Token').execute()).toEqual([]);
   });
