@@ -194,7 +194,10 @@ export function createResourceClassifier(model: Model, paths: FacePaths = DEFAUL
     return setResource('rest', set, !READ_METHODS.has(method), readsAll, false);
   }
 
-  return (method, url) => {
+  // Clients ask for the same URLs again and again: each is classified once (bounded: emptied when full).
+  const known = new Map<string, RequestResource | null>();
+  const MAX_KNOWN = 10_000;
+  const classifyUrl = (method: string, url: string): RequestResource | undefined => {
     const queryStart = url.indexOf('?');
     const path = queryStart < 0 ? url : url.slice(0, queryStart);
     const query = queryStart < 0 ? '' : url.slice(queryStart + 1);
@@ -206,6 +209,16 @@ export function createResourceClassifier(model: Model, paths: FacePaths = DEFAUL
       return classifyOData(method, path.slice(odataBase.length), query);
     }
     return undefined;
+  };
+  return (method, url) => {
+    const memo = `${method} ${url}`;
+    let resource = known.get(memo);
+    if (resource === undefined) {
+      resource = classifyUrl(method, url) ?? null;
+      if (known.size >= MAX_KNOWN) known.clear();
+      known.set(memo, resource);
+    }
+    return resource ?? undefined;
   };
 }
 
