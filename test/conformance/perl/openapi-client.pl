@@ -10,12 +10,24 @@ use strict;
 use warnings;
 use Mojo::JSON qw(encode_json true false);
 use OpenAPI::Client;
+use JSON::Validator::Schema::OpenAPIv3;
 
 my ($document, $rest_root, $admin_key, $user_key, $stopwatch_project) = @ARGV;
 die "usage: $0 <document URL> <REST root> <admin key> <user key> <project id>\n" unless defined $stopwatch_project;
 
-# The document's server is relative (`/api/v1`): the client is told the gateway's absolute root.
-my $client = OpenAPI::Client->new($document, base_url => $rest_root);
+# OpenAPI::Client first checks the document against the OpenAPI meta-schema of its version. For
+# 3.1, Debian's JSON::Validator (5.14) does not bundle that meta-schema and fetches it from
+# spec.openapis.org, and with it (given offline through JSON_VALIDATOR_CACHE_PATH) its check
+# reports a shared parameter (`/components/parameters/orderBy/$ref: Missing property.`) in about
+# one run of seven, by Perl's hash seed (PERL_HASH_SEED=14 always does). The suite validates the
+# document with swagger-parser, redocly and spectral, so that check is left out here; requests are
+# still checked against the document's schemas.
+my $client = do {
+  no warnings 'redefine';
+  local *JSON::Validator::Schema::OpenAPIv3::errors = sub { [] };
+  # The document's server is relative (`/api/v1`): the client is told the gateway's absolute root.
+  OpenAPI::Client->new($document, base_url => $rest_root);
+};
 
 # The key goes in the X-ServiceApiKey header, the document's default security scheme.
 my $key = $admin_key;
