@@ -81,7 +81,7 @@ export class Administration {
   async update(caller: Caller, name: MasterSet, id: number, values: EdmRecord): Promise<void> {
     const { set, type } = this.of(name);
     const key = { ID: id };
-    await this.source.update(caller, set, key, this.rules.forUpdate(type, key, values, 'merge'), 'merge');
+    await this.source.update(caller, set, { key, values: this.rules.forUpdate(type, key, values, 'merge'), mode: 'merge' });
   }
 
   /** A new user's values (names, address) checked against the model's User type, with the API's messages. */
