@@ -118,6 +118,16 @@ export async function setActive(db: Kysely<Database>, userId: number, active: bo
   });
 }
 
+/** Gives a user the role (AccessRights 10 or 20); their sessions and keys carry it from the next request. */
+export async function setRole(db: Kysely<Database>, userId: number, role: Role): Promise<number> {
+  const accessRights = input.accessRights(role);
+  return withTransaction(db, async (trx) => {
+    const user = await findUser(trx, userId);
+    await trx.updateTable('users').set({ access_rights: accessRights, last_change_time: Date.now() }).where('id', '=', user.id).execute();
+    return user.id;
+  });
+}
+
 export interface KeyListing {
   readonly id: number;
   readonly prefix: string;
