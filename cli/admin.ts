@@ -119,7 +119,10 @@ const ACTIONS: Readonly<Record<string, Action>> = {
     const accountId = accountOption(v);
     return { accountId, users: await listUsers(db, accountId) };
   },
-  'set-role': (db, v) => setRole(db, userOption(v), role(requiredOption('role', v.role))),
+  'set-role': async (db, v) => {
+    const newRole = role(requiredOption('role', v.role));
+    return { userId: await setRole(db, userOption(v), newRole), role: newRole };
+  },
   'set-settings': (db, v, labels) => {
     const accountId = accountOption(v);
     const close = v['booking-close-date'];

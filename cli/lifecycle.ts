@@ -32,6 +32,9 @@ export function untilSignal(stop: () => Promise<void>, log: (line: string) => vo
     if (cluster.isWorker) {
       process.on('message', onMessage);
       process.on('disconnect', onDisconnect);
+      // The primary may have gone while this worker was still starting: its 'disconnect' has
+      // then already been emitted, and the worker would serve on, an orphan holding the port.
+      if (!process.connected) onDisconnect();
     }
   });
 }

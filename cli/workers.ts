@@ -1,8 +1,8 @@
 // `--workers N|auto` of `timegate service` and `timegate gateway`: one process per core through
 // node:cluster. The primary only supervises: it forks the workers (each runs the very command
 // line it was given, as one process), says when all of them listen, restarts one that crashes
-// after it was up, and on SIGINT/SIGTERM asks every worker to finish gracefully and waits for
-// them. The workers share the listening socket (the primary hands connections out in turn) and
+// after it was up (one that exits cleanly was stopped on purpose and is not), and on SIGINT/
+// SIGTERM asks every worker to finish gracefully and waits for them. The workers share the listening socket (the primary hands connections out in turn) and
 // whatever the invariants live in: the database (service) or Redis (gateway).
 import cluster from 'node:cluster';
 import type { Worker } from 'node:cluster';
@@ -132,6 +132,11 @@ export function startWorkers(options: SuperviseOptions): Workers {
     });
     worker.once('exit', (code, signal) => {
       if (stopping) return;
+      // A clean exit is a worker that was told to stop: Ctrl+C in a terminal signals every
+      // process of the group, and a worker may finish before the primary (closing the gateway
+      // first in `timegate start`) gets to its own handler. Restarting it would start workers
+      // the primary's stop no longer waits for.
+      if (code === 0 && ready.delete(worker)) return;
       if (ready.delete(worker)) {
         log('error', { worker: worker.process.pid, code, signal }, 'a worker died; starting another');
         fork();

@@ -4,9 +4,10 @@ import type { Model } from '../odata/model.js';
 import type { Emitter } from './emitter.js';
 import { buildSchemas } from './json-schema.js';
 import { splitWords } from './naming.js';
+import { withExamples } from './openapi-examples.js';
 import {
+  DEFAULT_SECURITY,
   PROBLEM_MEDIA_TYPE,
-  READ_SECURITY,
   SECURITY_SCHEMES,
   SHARED_HEADERS,
   SHARED_PARAMETERS,
@@ -20,6 +21,14 @@ import { describeRestSurface } from './rest-surface.js';
 export const REST_BASE_PATH = '/api/v1';
 const API_VERSION = '1.0.0';
 
+const PROBLEM_EXAMPLE = {
+  type: 'urn:timegate:problem:not-found',
+  title: 'Not Found',
+  status: 404,
+  detail: 'Projects(7) does not exist',
+  instance: '/api/v1/projects/7',
+};
+
 export const emitOpenApi: Emitter = (model) => [
   { path: 'openapi.json', contents: `${JSON.stringify(buildOpenApiDocument(model), null, 2)}\n` },
 ];
@@ -28,8 +37,9 @@ export function buildOpenApiDocument(model: Model): OpenAPIV3_1.Document {
   const surface = describeRestSurface(model);
   const paths = buildPaths(model, surface);
   const schemas = Object.fromEntries(
-    Object.entries(buildSchemas(model)).map(([name, schema]) => [name, toOpenApiSchema(schema)]),
+    Object.entries(withExamples(buildSchemas(model))).map(([name, schema]) => [name, toOpenApiSchema(schema)]),
   );
+  if (schemas.Problem !== undefined) schemas.Problem = { ...schemas.Problem, examples: [PROBLEM_EXAMPLE] };
   const document: OpenAPIV3_1.Document = {
     openapi: '3.1.0',
     info: {
@@ -39,7 +49,7 @@ export function buildOpenApiDocument(model: Model): OpenAPIV3_1.Document {
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: REST_BASE_PATH, description: 'The gateway this document is served by.' }],
-    security: READ_SECURITY,
+    security: DEFAULT_SECURITY,
     tags: tagsOf(surface),
     paths,
     components: {
@@ -90,22 +100,36 @@ function tagsOf(surface: RestSurface): OpenAPIV3_1.TagObject[] {
 }
 
 /**
- * Drops shared parameters, headers and responses no operation refers to (a read-only model
- * has no `If-Match`, for example), so the document has no dangling components.
+ * Drops components no operation refers to (a read-only model has no `If-Match`; the list-query
+ * and GET-parameter schemas serve the gateway's validators, not the document), so the document
+ * has no dangling components. Schemas are kept when any kept part refers to them, transitively.
  */
 function withoutUnusedComponents(document: OpenAPIV3_1.Document): OpenAPIV3_1.Document {
-  const text = JSON.stringify(document.paths) + JSON.stringify(document.components?.responses ?? {});
+  const components = document.components ?? {};
+  const text = JSON.stringify(document.paths) + JSON.stringify(components.responses ?? {});
   const used = (kind: string, name: string): boolean => text.includes(`"#/components/${kind}/${name}"`);
   const keep = <V>(kind: string, entries: Record<string, V> | undefined): Record<string, V> =>
     Object.fromEntries(Object.entries(entries ?? {}).filter(([name]) => used(kind, name)));
-  const components = document.components ?? {};
+  const parameters = keep('parameters', components.parameters);
+  const headers = keep('headers', components.headers);
+  const schemas = components.schemas ?? {};
+  const reachable = new Set<string>();
+  const visit = (json: string): void => {
+    for (const [, name] of json.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) {
+      if (name === undefined || reachable.has(name) || schemas[name] === undefined) continue;
+      reachable.add(name);
+      visit(JSON.stringify(schemas[name]));
+    }
+  };
+  visit(text + JSON.stringify(parameters) + JSON.stringify(headers));
   return {
     ...document,
     components: {
       ...components,
+      schemas: Object.fromEntries(Object.entries(schemas).filter(([name]) => reachable.has(name))),
       responses: keep('responses', components.responses),
-      parameters: keep('parameters', components.parameters),
-      headers: keep('headers', components.headers),
+      parameters,
+      headers,
     },
   };
 }

@@ -42,8 +42,19 @@ export const SHARED_PARAMETERS = {
   select: {
     name: 'select',
     in: 'query',
-    description: 'Comma-separated property names to return; all properties when absent.',
-    schema: { type: 'string' },
+    required: true,
+    description: 'Comma-separated property names to return, nested with `/` inside expanded navigations (e.g. `name,client/name`).',
+    schema: { type: 'string', minLength: 1 },
+    example: 'id,name',
+  },
+  listSelect: {
+    name: 'select',
+    in: 'query',
+    description:
+      'Comma-separated property names to return for each item, nested with `/` inside expanded navigations ' +
+      '(e.g. `name,client/name`). Give it on the first page; a `cursor` carries it to the next (every property when absent).',
+    schema: { type: 'string', minLength: 1 },
+    example: 'id,name',
   },
   expand: {
     name: 'expand',
@@ -89,51 +100,105 @@ export const SHARED_HEADERS = {
   ETag: {
     description: 'Version of the resource, for `If-Match` and `If-None-Match`.',
     schema: { type: 'string' },
+    example: 'W/"3"',
   },
   Location: {
     description: 'URL of the created resource.',
     schema: { type: 'string', format: 'uri-reference' },
+    example: '/api/v1/projects/7',
   },
   RetryAfter: {
     description: 'Seconds to wait before retrying.',
     schema: { type: 'integer', minimum: 0 },
+    example: 17,
+  },
+  XRequestId: {
+    description:
+      "The request's id: the caller's `X-Request-Id` when it sent a usable one, else a new one. " +
+      'It goes upstream too and is in every log line of the request.',
+    schema: { type: 'string' },
+    example: 'req-1a2b3c',
+  },
+  RateLimitPolicy: {
+    description:
+      'The rate-limit policies this request counted against (IETF draft-ietf-httpapi-ratelimit-headers): ' +
+      'quota `q` per window of `w` seconds. Only when the gateway limits rates.',
+    schema: { type: 'string' },
+    example: '"read";q=100;w=60',
+  },
+  RateLimit: {
+    description:
+      'What is left of each policy of `RateLimit-Policy`: `r` requests, for `t` more seconds. Only when the gateway limits rates.',
+    schema: { type: 'string' },
+    example: '"read";r=42;t=17',
+  },
+  CacheStatus: {
+    description: "What the gateway's read cache did (RFC 9211): a hit with its freshness left, or why it forwarded. Only when the cache is on.",
+    schema: { type: 'string' },
+    example: 'timegate; hit; ttl=42',
+  },
+  XCache: {
+    description: 'The same in one word: `HIT`, `MISS` or `STALE` (served from the cache while the upstream fails). Only when the cache is on.',
+    schema: { type: 'string', enum: ['HIT', 'MISS', 'STALE'] },
+    example: 'HIT',
   },
 } as const satisfies Record<string, OpenAPIV3_1.HeaderObject>;
 
+export type SharedHeaderName = keyof typeof SHARED_HEADERS;
+
+/** Headers of every answer of the face, by their names on the wire. */
+export const ANSWER_HEADERS: Readonly<Record<string, SharedHeaderName>> = {
+  'X-Request-Id': 'XRequestId',
+  'RateLimit-Policy': 'RateLimitPolicy',
+  RateLimit: 'RateLimit',
+};
+
+/** Headers of the answers of cacheable reads (sets, entities, navigations), on top of ANSWER_HEADERS. */
+export const CACHED_READ_HEADERS: Readonly<Record<string, SharedHeaderName>> = {
+  'Cache-Status': 'CacheStatus',
+  'X-Cache': 'XCache',
+};
+
+/** `{ 'X-Request-Id': { $ref } , ... }` of a map of wire names to shared headers. */
+export function headerRefs(names: Readonly<Record<string, SharedHeaderName>>): Record<string, OpenAPIV3_1.ReferenceObject> {
+  return Object.fromEntries(Object.entries(names).map(([wire, name]) => [wire, headerRef(name)]));
+}
+
+// The header key is the default: listed first, it is what generated clients (hey-api, orval,
+// openapi-fetch) send; Bearer and Basic are alternatives. The query key only authenticates reads
+// (the gateway refuses a write carrying only that, 403), so it is an alternative of GETs only.
 export const SECURITY_SCHEMES: Record<string, OpenAPIV3_1.SecuritySchemeObject> = {
   apiKeyHeader: {
     type: 'apiKey',
     in: 'header',
     name: 'X-ServiceApiKey',
-    description: 'The API key in the `X-ServiceApiKey` request header.',
-  },
-  apiKeyQuery: {
-    type: 'apiKey',
-    in: 'query',
-    name: 'ApiKey',
-    description: 'The API key as the `ApiKey` query parameter; accepted for reads only.',
-  },
-  basicAuth: {
-    type: 'http',
-    scheme: 'basic',
-    description: 'HTTP Basic authentication: any user name (ignored), the API key as the password.',
+    description: 'The API key in the `X-ServiceApiKey` request header: the default way to authenticate.',
   },
   bearerAuth: {
     type: 'http',
     scheme: 'bearer',
     description: 'The API key as a bearer token: `Authorization: Bearer <key>`.',
   },
+  basicAuth: {
+    type: 'http',
+    scheme: 'basic',
+    description: 'HTTP Basic authentication: any user name (ignored), the API key as the password.',
+  },
+  apiKeyQuery: {
+    type: 'apiKey',
+    in: 'query',
+    name: 'ApiKey',
+    description: 'The API key as the `ApiKey` query parameter; accepted for reads (GET) only.',
+  },
 };
 
-/** Any one of the schemes authenticates a read. */
-export const READ_SECURITY: OpenAPIV3_1.SecurityRequirementObject[] = Object.keys(SECURITY_SCHEMES).map(
-  (name) => ({ [name]: [] }),
-);
+/** The document's default: every scheme but the query key, the header first. */
+export const DEFAULT_SECURITY: OpenAPIV3_1.SecurityRequirementObject[] = Object.keys(SECURITY_SCHEMES)
+  .filter((name) => name !== 'apiKeyQuery')
+  .map((name) => ({ [name]: [] }));
 
-/** Writes do not accept the key in the query string. */
-export const WRITE_SECURITY: OpenAPIV3_1.SecurityRequirementObject[] = READ_SECURITY.filter(
-  (requirement) => !('apiKeyQuery' in requirement),
-);
+/** Reads also take the key in the query string, as the last alternative. */
+export const READ_SECURITY: OpenAPIV3_1.SecurityRequirementObject[] = [...DEFAULT_SECURITY, { apiKeyQuery: [] }];
 
 export function problemResponseComponents(): Record<string, OpenAPIV3_1.ResponseObject> {
   const responses: Record<string, OpenAPIV3_1.ResponseObject> = {};
@@ -141,7 +206,7 @@ export function problemResponseComponents(): Record<string, OpenAPIV3_1.Response
     const retries = name === 'TooManyRequests' || name === 'ServiceUnavailable';
     responses[name] = {
       description,
-      ...(retries ? { headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } } : {}),
+      headers: { ...headerRefs(ANSWER_HEADERS), ...(retries ? { 'Retry-After': headerRef('RetryAfter') } : {}) },
       content: { [PROBLEM_MEDIA_TYPE]: { schema: { $ref: '#/components/schemas/Problem' } } },
     };
   }
@@ -152,7 +217,7 @@ export function sharedParameterRef(name: SharedParameterName): OpenAPIV3_1.Refer
   return { $ref: `#/components/parameters/${name}` };
 }
 
-export function headerRef(name: keyof typeof SHARED_HEADERS): OpenAPIV3_1.ReferenceObject {
+export function headerRef(name: SharedHeaderName): OpenAPIV3_1.ReferenceObject {
   return { $ref: `#/components/headers/${name}` };
 }
 

@@ -3,13 +3,16 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { EntityType, FunctionImportParameter, Model, Property, RestOperation } from '../odata/model.js';
 import type { FunctionResource, NavigationResource, ReturnShape, SetResource, RestSurface } from './rest-surface.js';
-import { BATCH_CREATE_MAX_ITEMS } from './rest-surface.js';
+import { BATCH_CREATE_MAX_ITEMS, selectionPathOf } from './rest-surface.js';
 import { schemaNames } from './json-schema.js';
 import { splitWords } from './naming.js';
 import type { ProblemResponseName } from './openapi-components.js';
 import {
-  WRITE_SECURITY,
+  ANSWER_HEADERS,
+  CACHED_READ_HEADERS,
+  READ_SECURITY,
   headerRef,
+  headerRefs,
   problemResponses,
   schemaRef,
   sharedParameterRef,
@@ -34,38 +37,71 @@ const MERGE_PATCH_MEDIA_TYPE = 'application/merge-patch+json';
 
 export function buildPaths(model: Model, surface: RestSurface): OpenAPIV3_1.PathsObject {
   const paths: OpenAPIV3_1.PathsObject = {};
-  const add = (path: string, method: Lowercase<RestOperation['method']>, operation: Operation): void => {
+  // Reads take the query key too; set, entity and navigation reads go through the read cache.
+  const add = (path: string, method: Lowercase<RestOperation['method']>, operation: Operation, isCachedRead = false): void => {
     const item = (paths[path] ??= {}) as Record<string, Operation>;
     if (item[method]) throw new Error(`two operations for ${method.toUpperCase()} ${path}`);
-    item[method] = operation;
+    const secured = method === 'get' ? { ...operation, security: READ_SECURITY } : operation;
+    item[method] = withAnswerHeaders(secured, isCachedRead);
   };
   for (const resource of surface.sets) {
     const ids = resource.operationIds;
-    if (ids.list) add(resource.collectionPath, 'get', listOperation(model, resource, ids.list));
+    if (ids.list) add(resource.collectionPath, 'get', listOperation(model, resource, ids.list, 'full'), true);
+    if (ids.listSelection) add(selectionPathOf(resource.collectionPath), 'get', listOperation(model, resource, ids.listSelection, 'selection'), true);
     if (ids.create) add(resource.collectionPath, 'post', createOperation(resource, ids.create));
     if (ids.batchCreate) add(resource.batchPath, 'post', batchCreateOperation(resource, ids.batchCreate));
-    add(resource.itemPath, 'get', getOperation(model, resource, ids.get));
+    add(resource.itemPath, 'get', getOperation(model, resource, ids.get, 'full'), true);
+    add(selectionPathOf(resource.itemPath), 'get', getOperation(model, resource, ids.getSelection, 'selection'), true);
     if (ids.update) add(resource.itemPath, 'patch', updateOperation(model, resource, ids.update));
     if (ids.delete) add(resource.itemPath, 'delete', deleteOperation(model, resource, ids.delete));
     for (const navigation of resource.navigations) {
-      add(navigation.path, 'get', navigationOperation(model, resource, navigation));
+      add(navigation.path, 'get', navigationOperation(model, resource, navigation, 'full'), true);
+      add(selectionPathOf(navigation.path), 'get', navigationOperation(model, resource, navigation, 'selection'), true);
     }
   }
   for (const fn of surface.functions) add(fn.path, fn.method.toLowerCase() as Lowercase<RestOperation['method']>, functionOperation(model, fn));
   return paths;
 }
 
-function listOperation(model: Model, resource: SetResource, operationId: string): Operation {
+/**
+ * The headers every answer carries (X-Request-Id, the rate-limit fields) on each response given
+ * here; problem responses, shared in components, carry them there. A cached read's 200 and 304
+ * also say what the cache did.
+ */
+function withAnswerHeaders(operation: Operation, isCachedRead: boolean): Operation {
+  const responses: OpenAPIV3_1.ResponsesObject = {};
+  for (const [status, response] of Object.entries(operation.responses ?? {})) {
+    if ('$ref' in response) {
+      responses[status] = response;
+      continue;
+    }
+    const cached = isCachedRead && (status === '200' || status === '304') ? headerRefs(CACHED_READ_HEADERS) : {};
+    responses[status] = { ...response, headers: { ...response.headers, ...headerRefs(ANSWER_HEADERS), ...cached } };
+  }
+  return { ...operation, responses };
+}
+
+/**
+ * What a read answers: the full entity (`full`, every property present, so generators type it
+ * with required properties), or only what `select` named (`selection`, the `:select` twin).
+ */
+type ReadShape = 'full' | 'selection';
+
+function listOperation(model: Model, resource: SetResource, operationId: string, shape: ReadShape): Operation {
+  const selecting = shape === 'selection';
   return {
     operationId,
     tags: [resource.set.name],
-    summary: `List ${resource.set.name}`,
+    summary: selecting ? `List ${resource.set.name} with only the selected properties` : `List ${resource.set.name}`,
     description:
       `One page of ${resource.set.name}, narrowed by the equality parameters (all must match) and \`filter\`. ` +
-      'Follow `next` for the following page.',
-    parameters: listParameters(model, resource),
+      'Follow `next` for the following page. ' +
+      (selecting
+        ? 'Each item has only the properties `select` names (and the expanded navigations).'
+        : `Each item is a whole ${resource.typeName}; for only some properties, use \`GET ${selectionPathOf(resource.collectionPath)}?select=...\`.`),
+    parameters: listParameters(model, resource, shape),
     responses: {
-      '200': listResponse(resource),
+      '200': listResponse(resource, shape),
       ...problemResponses(['BadRequest', ...ALWAYS]),
     },
   };
@@ -77,7 +113,6 @@ function createOperation(resource: SetResource, operationId: string): Operation 
     tags: [resource.set.name],
     summary: `Create ${resource.aTypeName}`,
     description: `Creates ${resource.aTypeName} in ${resource.set.name}; server-set properties are filled by the service.`,
-    security: WRITE_SECURITY,
     requestBody: {
       required: true,
       content: { [JSON_MEDIA_TYPE]: { schema: schemaRef(`${resource.typeName}Create`) } },
@@ -102,7 +137,6 @@ function batchCreateOperation(resource: SetResource, operationId: string): Opera
       `Creates every ${resource.typeName} of the array in ${resource.set.name}, all or none: one changeset of one OData ` +
       '`$batch` upstream. A refusal names the item at fault by its index (the `errors` pointer `/3` is the fourth item); ' +
       `then none is created. At most ${BATCH_CREATE_MAX_ITEMS} items (413 beyond).`,
-    security: WRITE_SECURITY,
     requestBody: {
       required: true,
       content: {
@@ -123,20 +157,23 @@ function batchCreateOperation(resource: SetResource, operationId: string): Opera
   };
 }
 
-function getOperation(model: Model, resource: SetResource, operationId: string): Operation {
+function getOperation(model: Model, resource: SetResource, operationId: string, shape: ReadShape): Operation {
+  const selecting = shape === 'selection';
   return {
     operationId,
     tags: [resource.set.name],
-    summary: `Get ${resource.aTypeName}`,
-    description: `One ${resource.typeName} of ${resource.set.name} by its key.`,
+    summary: selecting ? `Get ${resource.aTypeName} with only the selected properties` : `Get ${resource.aTypeName}`,
+    description: selecting
+      ? `One ${resource.typeName} of ${resource.set.name} by its key, with only the properties \`select\` names.`
+      : `One ${resource.typeName} of ${resource.set.name} by its key, whole; for only some properties, use \`GET ${selectionPathOf(resource.itemPath)}?select=...\`.`,
     parameters: [
       ...keyParameters(model, resource),
-      sharedParameterRef('select'),
+      ...(selecting ? [sharedParameterRef('select')] : []),
       sharedParameterRef('expand'),
       sharedParameterRef('ifNoneMatch'),
     ],
     responses: {
-      '200': itemResponse(resource, 'The', { ETag: headerRef('ETag') }),
+      '200': itemResponse(resource, 'The', shape, { ETag: headerRef('ETag') }),
       '304': {
         description: 'Not modified: the `If-None-Match` ETag is still current.',
         headers: { ETag: headerRef('ETag') },
@@ -155,7 +192,6 @@ function updateOperation(model: Model, resource: SetResource, operationId: strin
     description:
       `Changes the given properties of ${resource.aTypeName} (JSON merge patch, RFC 7396): ` +
       'absent properties keep their value, `null` clears a nullable one.',
-    security: WRITE_SECURITY,
     parameters: [...keyParameters(model, resource), sharedParameterRef('ifMatch')],
     requestBody: {
       required: true,
@@ -186,7 +222,6 @@ function deleteOperation(model: Model, resource: SetResource, operationId: strin
     tags: [resource.set.name],
     summary: `Delete ${resource.aTypeName}`,
     description: `Deletes ${resource.aTypeName} of ${resource.set.name}.`,
-    security: WRITE_SECURITY,
     parameters: [...keyParameters(model, resource), sharedParameterRef('ifMatch')],
     responses: {
       '204': { description: 'Deleted.' },
@@ -195,32 +230,35 @@ function deleteOperation(model: Model, resource: SetResource, operationId: strin
   };
 }
 
-function navigationOperation(model: Model, resource: SetResource, navigation: NavigationResource): Operation {
+function navigationOperation(model: Model, resource: SetResource, navigation: NavigationResource, shape: ReadShape): Operation {
   const target = navigation.target;
   const name = navigation.navigation.name;
+  const selecting = shape === 'selection';
+  const operationId = selecting ? navigation.selectionOperationId : navigation.operationId;
+  const only = selecting ? ', with only the selected properties' : '';
   if (navigation.isCollection) {
     return {
-      operationId: navigation.operationId,
+      operationId,
       tags: [resource.set.name],
-      summary: `List the ${name} of ${resource.aTypeName}`,
+      summary: `List the ${name} of ${resource.aTypeName}${only}`,
       description: `One page of the ${target.set.name} related to the ${resource.typeName} through \`${navigation.navigation.restName}\`.`,
-      parameters: [...keyParameters(model, resource), ...listParameters(model, target)],
+      parameters: [...keyParameters(model, resource), ...listParameters(model, target, shape)],
       responses: {
-        '200': listResponse(target),
+        '200': listResponse(target, shape),
         ...problemResponses(['BadRequest', 'NotFound', ...ALWAYS]),
       },
     };
   }
   return {
-    operationId: navigation.operationId,
+    operationId,
     tags: [resource.set.name],
-    summary: `Get the ${name} of ${resource.aTypeName}`,
+    summary: `Get the ${name} of ${resource.aTypeName}${only}`,
     description:
       `The ${target.typeName} related to the ${resource.typeName} through \`${navigation.navigation.restName}\`; ` +
       '404 when the item does not exist or has none.',
-    parameters: [...keyParameters(model, resource), sharedParameterRef('select'), sharedParameterRef('expand')],
+    parameters: [...keyParameters(model, resource), ...(selecting ? [sharedParameterRef('select')] : []), sharedParameterRef('expand')],
     responses: {
-      '200': itemResponse(target, 'The related'),
+      '200': itemResponse(target, 'The related', shape),
       ...problemResponses(['BadRequest', 'NotFound', ...ALWAYS]),
     },
   };
@@ -238,7 +276,6 @@ function functionOperation(model: Model, resource: FunctionResource): Operation 
     description:
       `Calls the service operation \`${fn.name}\` of the OData service.` +
       (resource.returns.kind === 'none' ? '' : ' 404 when there is no result.'),
-    ...(resource.method === 'GET' ? {} : { security: WRITE_SECURITY }),
     ...(hasBody
       ? {
           requestBody: {
@@ -259,24 +296,25 @@ function returnResponse(shape: ReturnShape, name: string): OpenAPIV3_1.Responses
   return { '200': { description: `The result of ${name}.`, content: { [JSON_MEDIA_TYPE]: { schema } } } };
 }
 
-/**
- * Reads that take `select` answer either the full entity or, with `select`, only what it named;
- * the document says both, so a partial answer validates and a full one is still held to the
- * full schema's required properties.
- */
-function itemResponse(resource: SetResource, the: string, headers?: OpenAPIV3_1.ResponseObject['headers']): OpenAPIV3_1.ResponseObject {
-  const schema = { anyOf: [schemaRef(resource.typeName), schemaRef(schemaNames.selection(resource.type))] };
+function itemResponse(resource: SetResource, the: string, shape: ReadShape, headers?: OpenAPIV3_1.ResponseObject['headers']): OpenAPIV3_1.ResponseObject {
+  const selecting = shape === 'selection';
+  const schema = schemaRef(selecting ? schemaNames.selection(resource.type) : resource.typeName);
   return {
-    description: `${the} ${resource.typeName}: the full entity; only the selected properties (and expanded navigations) when \`select\` is given.`,
+    description: selecting
+      ? `${the} ${resource.typeName} with only the selected properties (and the expanded navigations).`
+      : `${the} ${resource.typeName}, every property present (and the expanded navigations).`,
     ...(headers === undefined ? {} : { headers }),
     content: { [JSON_MEDIA_TYPE]: { schema } },
   };
 }
 
-function listResponse(resource: SetResource): OpenAPIV3_1.ResponseObject {
-  const schema = { anyOf: [schemaRef(schemaNames.list(resource.type)), schemaRef(schemaNames.selectionList(resource.type))] };
+function listResponse(resource: SetResource, shape: ReadShape): OpenAPIV3_1.ResponseObject {
+  const selecting = shape === 'selection';
+  const schema = schemaRef(selecting ? schemaNames.selectionList(resource.type) : schemaNames.list(resource.type));
   return {
-    description: `A page of ${resource.set.name}: full entities; only the selected properties (and expanded navigations) of each when \`select\` is given.`,
+    description: selecting
+      ? `A page of ${resource.set.name}, each with only the selected properties (and the expanded navigations).`
+      : `A page of ${resource.set.name}, each item whole (and the expanded navigations).`,
     content: { [JSON_MEDIA_TYPE]: { schema } },
   };
 }
@@ -291,12 +329,12 @@ function keyParameters(model: Model, resource: SetResource): OpenAPIV3_1.Paramet
   }));
 }
 
-function listParameters(model: Model, resource: SetResource): Parameter[] {
+function listParameters(model: Model, resource: SetResource, shape: ReadShape): Parameter[] {
   return [
     ...resource.equalityFilters.map((property) => equalityParameter(model, resource.type, property)),
     sharedParameterRef('filter'),
     sharedParameterRef('orderBy'),
-    sharedParameterRef('select'),
+    ...(shape === 'selection' ? [sharedParameterRef('listSelect')] : []),
     sharedParameterRef('expand'),
     sharedParameterRef('limit'),
     sharedParameterRef('cursor'),

@@ -22,6 +22,25 @@ import { toKebabCase, toPascalCase } from './naming.js';
  */
 export const BATCH_CREATE_MAX_ITEMS = 100;
 
+/**
+ * A read narrowed by `select` is an operation of its own, at the read's path plus this suffix
+ * (`/projects/{id}:select`, the AIP-136 custom-method form `:batch` uses too): one path and
+ * method have one response shape in OpenAPI, and generators type a response that is either the
+ * full entity or any subset of it as all-optional. So the plain read answers the full entity
+ * (every property required) and `…:select` answers the Selection shape.
+ */
+export const SELECTION_SUFFIX = ':select';
+
+/** The path of the selecting twin of a read (`/projects/{id}` -> `/projects/{id}:select`). */
+export function selectionPathOf(path: string): string {
+  return `${path}${SELECTION_SUFFIX}`;
+}
+
+/** The operation id of the selecting twin of a read (`getProject` -> `getProjectSelection`). */
+function selectionIdOf(operationId: string): string {
+  return `${operationId}Selection`;
+}
+
 export interface NavigationResource {
   readonly navigation: NavigationProperty;
   /** Path segment below the item: kebab-case of the navigation name. */
@@ -30,14 +49,20 @@ export interface NavigationResource {
   readonly isCollection: boolean;
   readonly target: SetResource;
   readonly operationId: string;
+  /** The same read narrowed by `select`, at `path` + `:select`. */
+  readonly selectionOperationId: string;
 }
 
 export interface SetOperationIds {
   readonly list?: string;
+  /** The list narrowed by `select` (`GET /projects:select`). */
+  readonly listSelection?: string;
   readonly create?: string;
   /** `POST /time-entries:batch`: creates many, all or none (where create exists). */
   readonly batchCreate?: string;
   readonly get: string;
+  /** The read by key narrowed by `select` (`GET /projects/{id}:select`). */
+  readonly getSelection: string;
   readonly update?: string;
   readonly delete?: string;
 }
@@ -98,9 +123,10 @@ export function describeRestSurface(model: Model): RestSurface {
     const collectionPath = `/${set.restPath}`;
     const { creatable, updatable, deletable, addressable } = set.capabilities;
     const operationIds: SetOperationIds = {
-      ...(addressable ? { list: ids.take(`list${pascalName}`, set.name) } : {}),
+      ...(addressable ? { list: ids.take(`list${pascalName}`, set.name), listSelection: ids.take(selectionIdOf(`list${pascalName}`), set.name) } : {}),
       ...(creatable ? { create: ids.take(`create${typeName}`, set.name), batchCreate: ids.take(`batchCreate${pascalName}`, set.name) } : {}),
       get: ids.take(`get${typeName}`, set.name),
+      getSelection: ids.take(selectionIdOf(`get${typeName}`), set.name),
       ...(updatable ? { update: ids.take(`update${typeName}`, set.name) } : {}),
       ...(deletable ? { delete: ids.take(`delete${typeName}`, set.name) } : {}),
     };
@@ -129,13 +155,15 @@ export function describeRestSurface(model: Model): RestSurface {
       const isCollection = navigation.multiplicity === '*';
       const verb = isCollection ? 'list' : 'get';
       const segment = toKebabCase(navigation.name);
+      const operationId = ids.take(`${verb}${resource.typeName}${toPascalCase(navigation.name)}`, resource.set.name);
       resource.navigations.push({
         navigation,
         segment,
         path: `${resource.itemPath}/${segment}`,
         isCollection,
         target,
-        operationId: ids.take(`${verb}${resource.typeName}${toPascalCase(navigation.name)}`, resource.set.name),
+        operationId,
+        selectionOperationId: ids.take(selectionIdOf(operationId), resource.set.name),
       });
     }
   }

@@ -20,6 +20,7 @@ import type { Intent } from './odata-server/plugin.js';
 import type { DatabaseHandle } from './storage/database.js';
 import type { Caller } from './timetracking/caller.js';
 import { TimeTrackingDataSource } from './timetracking/data-source.js';
+import { Administration } from './web/administration.js';
 import { Bookings } from './web/bookings.js';
 import { registerWebInterface } from './web/plugin.js';
 
@@ -116,7 +117,7 @@ export function buildService(config: ServiceConfig, database: DatabaseHandle, op
     authRealm: config.authRealm,
     requireIfMatch: config.requireIfMatch,
   });
-  // The web interface for employees at /, on the same data source and rules.
-  registerWebInterface(app, { db: database.db, bookings: new Bookings(index, dataSource) });
+  // The web interface for employees and administrators at /, on the same data source and rules.
+  registerWebInterface(app, { db: database.db, bookings: new Bookings(index, dataSource), administration: new Administration(index, dataSource, database.db) });
   return app;
 }

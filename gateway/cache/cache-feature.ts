@@ -5,13 +5,14 @@ import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { GatewayFeature, GatewayParts } from '../features.js';
 import type { CacheMetrics } from '../ops/metrics.js';
-import { registerCacheHeaders } from './cache-headers.js';
+import { cacheFieldRule, registerCacheHeaders } from './cache-headers.js';
 import { restBasePath } from '../rest/rest-face.js';
 import type { CacheStore } from './cache-store.js';
 import { MemoryCacheStore } from './memory-store.js';
 import { registerReadCache } from './read-cache.js';
-import { openRedis } from './redis-connection.js';
-import { RedisCacheStore } from './redis-store.js';
+import { LocalCopies } from './local-copies.js';
+import { closeRedis, openRedis } from './redis-connection.js';
+import { followGenerations, RedisCacheStore } from './redis-store.js';
 import type { ResourceClassifier } from './request-resources.js';
 import { DEFAULT_FACE_PATHS, createResourceClassifier, resourceOf } from './request-resources.js';
 
@@ -42,15 +43,27 @@ export function classifierOf(parts: GatewayParts, odataBasePath = DEFAULT_FACE_P
  * A store whose connection is opened when the gateway gets ready and closed with it. Until then
  * lookups fail, which the cache treats as "no cache" (never as a failed request).
  */
-export function storeOnRedis(app: FastifyInstance, url: string, keyPrefix: string, commandTimeoutMs: number): CacheStore {
+export function storeOnRedis(app: FastifyInstance, url: string, keyPrefix: string, commandTimeoutMs: number, copiesMaxBytes: number): CacheStore {
   let redis: Redis | undefined;
+  let subscriber: Redis | undefined;
   const pending: { store?: CacheStore } = {};
   app.addHook('onReady', async () => {
     redis = await openRedis(url, commandTimeoutMs);
-    pending.store = new RedisCacheStore(redis, keyPrefix, true);
+    // Hits answered from this instance's copies while it follows the bumped counters.
+    const copies = new LocalCopies(copiesMaxBytes);
+    try {
+      subscriber = await openRedis(url, commandTimeoutMs);
+      await followGenerations(subscriber, keyPrefix, copies);
+    } catch (error) {
+      await closeRedis(redis);
+      if (subscriber !== undefined) await closeRedis(subscriber);
+      throw error;
+    }
+    pending.store = new RedisCacheStore(redis, keyPrefix, true, copies);
   });
   app.addHook('onClose', async () => {
     await pending.store?.close();
+    if (subscriber !== undefined) await closeRedis(subscriber);
   });
   const current = (): CacheStore => {
     if (pending.store === undefined) throw new Error('the cache store is not connected yet');
@@ -58,6 +71,7 @@ export function storeOnRedis(app: FastifyInstance, url: string, keyPrefix: strin
   };
   return {
     lookup: (key, sets, partition) => current().lookup(key, sets, partition),
+    peek: (key, sets, partition) => pending.store?.peek?.(key, sets, partition),
     recordVerdict: (partition, verdict) => current().recordVerdict(partition, verdict),
     store: (key, entry, ttlMs) => current().store(key, entry, ttlMs),
     invalidate: (sets) => current().invalidate(sets),
@@ -78,10 +92,11 @@ export function cacheFeature(options: CacheFeatureOptions = {}): GatewayFeature 
     register(app, parts) {
       const { cache, redis, auth, upstream } = parts.config;
       const classify = classifierOf(parts, options.odataBasePath);
+      const fieldsOf = cacheFieldRule(credentialHeaderNames(auth.keyHeaderAliases));
       if (cache.enabled) {
         const store = redis.url === undefined
           ? new MemoryCacheStore(cache.maxMemoryBytes)
-          : storeOnRedis(app, redis.url, redis.keyPrefix, redis.commandTimeoutMs);
+          : storeOnRedis(app, redis.url, redis.keyPrefix, redis.commandTimeoutMs, cache.maxMemoryBytes);
         registerReadCache(app, {
           config: cache,
           store,
@@ -90,9 +105,10 @@ export function cacheFeature(options: CacheFeatureOptions = {}): GatewayFeature 
           freshness: parts.freshness,
           // A request in flight has its answer by the upstream deadline, or never.
           deadlineMs: upstream.requestTimeoutMs + 1_000,
+          fieldsOf,
         });
       }
-      registerCacheHeaders(app, credentialHeaderNames(auth.keyHeaderAliases), (request) => resourceOf(request, classify) !== undefined);
+      registerCacheHeaders(app, fieldsOf, (request) => resourceOf(request, classify) !== undefined);
     },
   };
 }

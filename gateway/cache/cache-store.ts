@@ -40,6 +40,12 @@ export interface CacheStore {
    * credential of `partition`, read together.
    */
   lookup(key: string, sets: readonly string[], partition: string): Promise<CacheLookup>;
+  /**
+   * What lookup() would say, when the store knows it without waiting (the memory store always;
+   * the Redis store from its local copies); undefined: ask lookup(). Cache hits answered from it
+   * cost no promise and no turn of the event loop.
+   */
+  peek?(key: string, sets: readonly string[], partition: string): CacheLookup | undefined;
   /** Stores `entry`, kept for `ttlMs` (its freshness plus the stale-if-error window). */
   store(key: string, entry: StoredResponse, ttlMs: number): Promise<void>;
   /** Shares the upstream's verdict on a credential with the other instances (in-process: nothing to do). */

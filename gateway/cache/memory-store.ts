@@ -22,8 +22,12 @@ export class MemoryCacheStore implements CacheStore {
   }
 
   lookup(key: string, sets: readonly string[]): Promise<CacheLookup> {
+    return Promise.resolve(this.peek(key, sets));
+  }
+
+  peek(key: string, sets: readonly string[]): CacheLookup {
     const generations = sets.map((set) => this.#generations.get(set) ?? 0);
-    return Promise.resolve({ entry: this.#entries.get(key), generations });
+    return { entry: this.#entries.get(key), generations };
   }
 
   store(key: string, entry: StoredResponse, ttlMs: number): Promise<void> {

@@ -31,6 +31,7 @@ import type { CacheMetrics } from '../ops/metrics.js';
 import { afterAnswer } from './after-answer.js';
 import { batchOf } from './batch-resources.js';
 import type { CacheConfig } from './cache-config.js';
+import type { CacheFieldRule } from './cache-headers.js';
 import { recordOutcome } from './cache-headers.js';
 import type { CacheLookup, CacheStore, StoredResponse } from './cache-store.js';
 import { isCurrent } from './cache-store.js';
@@ -48,6 +49,7 @@ import {
 import type { RequestResource, ResourceClassifier } from './request-resources.js';
 import { METADATA_TTL_NAME, resourceOf } from './request-resources.js';
 import { bodyBytes, discardPayload } from './payload-bytes.js';
+import { HitWriter } from './hit-writer.js';
 
 export interface ReadCacheOptions {
   readonly config: CacheConfig;
@@ -57,6 +59,8 @@ export interface ReadCacheOptions {
   readonly freshness: CredentialFreshness;
   /** How long an identical request waits for one in flight before it goes upstream itself. */
   readonly deadlineMs: number;
+  /** The caching fields of an answer (cache-headers.ts), for hits written at once. */
+  readonly fieldsOf: CacheFieldRule;
 }
 
 /** What a filling request hands to those waiting for it. */
@@ -108,18 +112,6 @@ function answersCondition(conditional: Conditional | undefined, entry: StoredRes
   return conditional !== undefined && isNotModified(conditional, headerOf(entry.headers, 'etag'), headerOf(entry.headers, 'last-modified'));
 }
 
-/** Answers from a stored entry, in an onRequest hook. */
-function serve(request: FastifyRequest, reply: FastifyReply, entry: StoredResponse, conditional: Conditional | undefined, isCollapsed: boolean): FastifyReply {
-  const now = Date.now();
-  setStoredHeaders(reply, entry, now);
-  recordOutcome(request, { kind: 'hit', ttlSeconds: secondsLeft(entry, now), isCollapsed });
-  if (answersCondition(conditional, entry)) {
-    notModified(reply);
-    return reply.send();
-  }
-  return reply.code(entry.status).send(request.method === 'HEAD' ? undefined : entry.body);
-}
-
 /** `promise`, or undefined once `ms` have passed. */
 function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
@@ -131,6 +123,34 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
 
 export function registerReadCache(app: FastifyInstance, options: ReadCacheOptions): void {
   const { config, store, classify, metrics, freshness, deadlineMs } = options;
+  const hits = new HitWriter(options.fieldsOf);
+  // While the gateway closes, answers carry Connection: close (ops-plugin.ts): theirs go the long way.
+  let isClosing = false;
+  app.addHook('preClose', (done) => {
+    isClosing = true;
+    done();
+  });
+
+  /**
+   * Answers from a stored entry, in the onRequest hook: written at once when it can be (a GET, no
+   * validator to compare, nothing that asks for Connection: close), which needs no done() (true);
+   * else sent the usual way.
+   */
+  function serve(request: FastifyRequest, reply: FastifyReply, entry: StoredResponse, conditional: Conditional | undefined, isCollapsed: boolean): boolean {
+    const now = Date.now();
+    const isPlainGet = request.method === 'GET' && conditional === undefined && request.headers.expect === undefined && !isClosing;
+    if (isPlainGet && hits.write(reply, entry, now, request.credential.key !== undefined, isCollapsed)) return true;
+    setStoredHeaders(reply, entry, now);
+    recordOutcome(request, { kind: 'hit', ttlSeconds: secondsLeft(entry, now), isCollapsed });
+    if (answersCondition(conditional, entry)) {
+      notModified(reply);
+      reply.send();
+      return false;
+    }
+    reply.code(entry.status).send(request.method === 'HEAD' ? undefined : entry.body);
+    return false;
+  }
+
   const inflight = new Map<string, Promise<Filled | undefined>>();
   const fills = new WeakMap<FastifyRequest, Fill>();
   const writes = new WeakMap<FastifyRequest, RequestResource>();
@@ -218,40 +238,75 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
     return settle;
   }
 
-  app.addHook('onRequest', async (request, reply) => {
+  /** What the store knows of `key` without waiting, if anything (a failing store: nothing). */
+  function peek(request: FastifyRequest, key: string, sets: readonly string[]): CacheLookup | undefined {
+    if (store.peek === undefined) return undefined;
+    try {
+      return store.peek(key, sets, request.credential.partition);
+    } catch (error) {
+      request.log.warn({ err: error }, 'cache lookup failed; answering without the cache');
+      return undefined;
+    }
+  }
+
+  /** The entry `found` holds when it may answer the request now: current, fresh, for a credential the upstream accepted lately. */
+  function hitOf(found: CacheLookup, partition: string, mustRevalidate: boolean, now: number): StoredResponse | undefined {
+    const entry = found.entry;
+    if (entry === undefined || mustRevalidate || entry.freshUntil <= now || !isCurrent(entry, found.generations)) return undefined;
+    // Stored answers are for a credential the upstream accepted a moment ago, or for no one.
+    return freshness.isFresh(latestVerdict(freshness.verdictOf(partition), found.verdict)) ? entry : undefined;
+  }
+
+  // A callback hook, so a hit the store knows at once (peek) is answered without a promise; the
+  // rest (a lookup on Redis, waiting for a fill) continues in lookUp().
+  app.addHook('onRequest', (request, reply, done) => {
     const resource = resourceOf(request, classify);
-    if (resource === undefined) return;
+    if (resource === undefined) return done();
     if (resource.isWrite) {
       writes.set(request, resource);
-      return;
+      return done();
     }
     if (resource.isBatch === true) {
       batches.add(request);
-      return;
+      return done();
     }
-    if (request.method !== 'GET' && request.method !== 'HEAD') return;
+    if (request.method !== 'GET' && request.method !== 'HEAD') return done();
     const directives = requestDirectives(request.headers);
     const ttlSeconds = ttlSecondsOf(resource);
     if (!resource.isCacheable || directives.noStore || ttlSeconds <= 0) {
       recordOutcome(request, { kind: 'forward', forward: 'bypass' });
+      return done();
+    }
+    const key = cacheKeyOf(resource.face, request.credential.partition, request.url, request.headers);
+    const known = peek(request, key, resource.dependsOn);
+    const entry = known === undefined ? undefined : hitOf(known, request.credential.partition, directives.mustRevalidate, Date.now());
+    if (entry !== undefined) {
+      metrics.cacheLookup(resource.face, 'hit');
+      // Sent by reply.send(), the request goes on no further: no done().
+      if (serve(request, reply, entry, conditionalOf(request.headers), false)) done();
       return;
     }
+    lookUp(request, reply, resource, key, ttlSeconds, directives.mustRevalidate, known).then(() => done(), done);
+  });
 
+  /** The rest of onRequest: the store's answer, a hit, or the fill this request leads or waits for. */
+  async function lookUp(request: FastifyRequest, reply: FastifyReply, resource: RequestResource, key: string, ttlSeconds: number,
+    mustRevalidate: boolean, known: CacheLookup | undefined): Promise<void> {
     const partition = request.credential.partition;
-    const key = cacheKeyOf(resource.face, partition, request.url, request.headers);
-    const found = await lookup(request, key, resource.dependsOn);
+    const found = known ?? (await lookup(request, key, resource.dependsOn));
     if (found === undefined) return;
     const now = Date.now();
     const current = found.entry !== undefined && isCurrent(found.entry, found.generations) ? found.entry : undefined;
     const conditional = conditionalOf(request.headers);
-    // Stored answers are for a credential the upstream accepted a moment ago, or for no one.
     const isCredentialFresh = freshness.isFresh(latestVerdict(freshness.verdictOf(partition), found.verdict));
-    if (current !== undefined && !directives.mustRevalidate && current.freshUntil > now && isCredentialFresh) {
+    const hit = hitOf(found, partition, mustRevalidate, now);
+    if (hit !== undefined) {
       metrics.cacheLookup(resource.face, 'hit');
-      return serve(request, reply, current, conditional, false);
+      serve(request, reply, hit, conditional, false);
+      return;
     }
     const stale = current !== undefined && current.staleUntil > now ? current : undefined;
-    const forward = directives.mustRevalidate ? 'request' : current !== undefined ? 'stale' : 'miss';
+    const forward = mustRevalidate ? 'request' : current !== undefined ? 'stale' : 'miss';
     // A HEAD has no body to store: it passes through.
     if (request.method === 'HEAD') {
       metrics.cacheLookup(resource.face, 'miss');
@@ -262,19 +317,21 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
     // `no-cache`, and a credential to check again, ask for the upstream's answer now: such a
     // request neither waits for nor leads others.
     let isLeader = false;
-    if (!directives.mustRevalidate && isCredentialFresh) {
+    if (!mustRevalidate && isCredentialFresh) {
       const pending = inflight.get(key);
       if (pending !== undefined) {
         const filled = await within(pending, deadlineMs);
         if (filled !== undefined) {
           metrics.cacheLookup(resource.face, filled.isStale ? 'stale' : 'hit');
-          return serve(request, reply, filled.entry, conditional, true);
+          serve(request, reply, filled.entry, conditional, true);
+          return;
         }
       } else {
         const entry = await claimOrAwait(request, key, resource);
         if (entry !== undefined) {
           metrics.cacheLookup(resource.face, 'hit');
-          return serve(request, reply, entry, conditional, false);
+          serve(request, reply, entry, conditional, false);
+          return;
         }
       }
       isLeader = !inflight.has(key);
@@ -290,7 +347,7 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
       delete request.headers['if-none-match'];
       delete request.headers['if-modified-since'];
     }
-  });
+  }
 
   const outdate = async (request: FastifyRequest, sets: readonly string[]): Promise<void> => {
     try {

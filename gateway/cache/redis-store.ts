@@ -4,15 +4,83 @@
 // any other, and a credential one instance found accepted (or refused) is so for all. An entry is
 // one binary value: a 4-byte length, the JSON of its head (status, headers, times, counters), then
 // the body bytes as is. A verdict is `a:<ms>` (accepted) or `r:<ms>` (refused).
+//
+// With local copies (local-copies.ts), a lookup whose answer this instance already holds, current,
+// is answered from memory (peek); a write bumps its counters and publishes the new values in one
+// script, and every instance follows that channel (followGenerations).
 import type { Redis } from 'ioredis';
 import type { Verdict } from '../auth/credential-freshness.js';
 import type { CacheLookup, CacheStore, StoredResponse } from './cache-store.js';
+import type { LocalCopies } from './local-copies.js';
 import { closeRedis } from './redis-connection.js';
 
 type StoredHead = Omit<StoredResponse, 'body'>;
 
 /** How long a verdict is kept: far beyond any auth TTL, so a refusal outlives stale entries. */
 const VERDICT_TTL_MS = 24 * 3_600_000;
+
+/**
+ * Bumps the counters KEYS and publishes their new values to ARGV[1], a line `<set> <value>` each
+ * (the sets' names are ARGV[2...]); returns the values. One script, so no instance can read a
+ * bumped counter before the bump is on its way to every follower.
+ */
+const INVALIDATE_SCRIPT = `
+local values = {}
+local lines = {}
+for i, key in ipairs(KEYS) do
+  values[i] = redis.call('INCR', key)
+  lines[i] = ARGV[i + 1] .. ' ' .. values[i]
+end
+redis.call('PUBLISH', ARGV[1], table.concat(lines, '\\n'))
+return values
+`;
+
+/** The channel of bumped counters under `keyPrefix`. */
+export function generationChannel(keyPrefix: string): string {
+  return `${keyPrefix}cache:generations`;
+}
+
+function parseBumps(text: string): { sets: string[]; values: number[] } {
+  const sets: string[] = [];
+  const values: number[] = [];
+  for (const line of text.split('\n')) {
+    const space = line.lastIndexOf(' ');
+    if (space <= 0) continue;
+    sets.push(line.slice(0, space));
+    values.push(Number(line.slice(space + 1)));
+  }
+  return { sets, values };
+}
+
+/**
+ * Follows the channel of bumped counters on `subscriber` (a connection of its own: a subscribed
+ * connection can do nothing else) into `copies`, which trust what they know only while it is
+ * followed: lost with the connection, followed again once it is back and subscribed.
+ */
+export async function followGenerations(subscriber: Redis, keyPrefix: string, copies: LocalCopies): Promise<void> {
+  const channel = generationChannel(keyPrefix);
+  subscriber.on('message', (from: string, text: string) => {
+    if (from !== channel) return;
+    const { sets, values } = parseBumps(text);
+    copies.learnBumped(sets, values);
+  });
+  const lose = (): void => copies.lose();
+  // The socket's own end or error, not ioredis' 'close': that one comes in the loop's close phase,
+  // after a request read in the same turn could have been answered from a copy.
+  const watch = (): void => {
+    subscriber.stream.once('end', lose);
+    subscriber.stream.once('error', lose);
+  };
+  watch();
+  subscriber.on('connect', watch);
+  subscriber.on('close', lose);
+  subscriber.on('reconnecting', lose);
+  subscriber.on('ready', () => {
+    subscriber.subscribe(channel).then(() => copies.follow(), lose);
+  });
+  await subscriber.subscribe(channel);
+  copies.follow();
+}
 
 function decodeVerdict(bytes: Buffer | null | undefined): Verdict | undefined {
   const text = bytes?.toString('latin1');
@@ -46,22 +114,34 @@ export class RedisCacheStore implements CacheStore {
   readonly #redis: Redis;
   readonly #prefix: string;
   readonly #ownsConnection: boolean;
+  readonly #copies: LocalCopies | undefined;
+  readonly #channel: string;
 
-  constructor(redis: Redis, keyPrefix: string, ownsConnection: boolean) {
+  /** `copies`: this instance's copies, kept current by followGenerations() on another connection. */
+  constructor(redis: Redis, keyPrefix: string, ownsConnection: boolean, copies?: LocalCopies) {
     this.#redis = redis;
     this.#prefix = `${keyPrefix}cache:`;
     this.#ownsConnection = ownsConnection;
+    this.#copies = copies;
+    this.#channel = generationChannel(keyPrefix);
   }
 
   async lookup(key: string, sets: readonly string[], partition: string): Promise<CacheLookup> {
+    const token = this.#copies?.token();
     const values = await this.#redis.mgetBuffer(this.#prefix + 'e:' + key, this.#verdictKey(partition), ...sets.map((set) => this.#generationKey(set)));
     const [entryBytes, verdictBytes, ...counters] = values;
     const verdict = decodeVerdict(verdictBytes);
-    return {
+    const found: CacheLookup = {
       entry: entryBytes == null ? undefined : decodeEntry(entryBytes),
       generations: counters.map((value) => (value == null ? 0 : Number(value.toString()))),
       ...(verdict === undefined ? {} : { verdict }),
     };
+    this.#copies?.learnRead(token, key, sets, found, partition, Date.now());
+    return found;
+  }
+
+  peek(key: string, sets: readonly string[], partition: string): CacheLookup | undefined {
+    return this.#copies?.peek(key, sets, partition);
   }
 
   async recordVerdict(partition: string, verdict: Verdict): Promise<void> {
@@ -70,13 +150,13 @@ export class RedisCacheStore implements CacheStore {
 
   async store(key: string, entry: StoredResponse, ttlMs: number): Promise<void> {
     await this.#redis.set(this.#prefix + 'e:' + key, encodeEntry(entry), 'PX', Math.max(1, Math.ceil(ttlMs)));
+    this.#copies?.keep(key, entry, Date.now());
   }
 
   async invalidate(sets: readonly string[]): Promise<void> {
     if (sets.length === 0) return;
-    const batch = this.#redis.multi();
-    for (const set of sets) batch.incr(this.#generationKey(set));
-    await batch.exec();
+    const values = (await this.#redis.eval(INVALIDATE_SCRIPT, sets.length, ...sets.map((set) => this.#generationKey(set)), this.#channel, ...sets)) as number[];
+    this.#copies?.learnBumped(sets, values.map(Number));
   }
 
   async claimFill(key: string, ms: number): Promise<boolean> {
@@ -89,6 +169,7 @@ export class RedisCacheStore implements CacheStore {
   }
 
   async close(): Promise<void> {
+    this.#copies?.clear();
     if (this.#ownsConnection) await closeRedis(this.#redis);
   }
 

@@ -15,6 +15,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Face } from '../ops/metrics.js';
 import type { Model } from '../../odata/model.js';
 import { indexModel } from '../../odata/model-index.js';
+import { SELECTION_SUFFIX } from '../../codegen/rest-surface.js';
 
 export interface RequestResource {
   readonly face: Face;
@@ -185,12 +186,18 @@ export function createResourceClassifier(model: Model, paths: FacePaths = DEFAUL
     if (method === 'POST' && segments.length === 1 && segments[0]?.endsWith(':batch') === true && setsByRestPath.has(decode(segments[0].slice(0, -6)))) {
       return batchResource('rest');
     }
-    const set = setsByRestPath.get(decode(segments[0] ?? ''));
+    // `GET /projects:select` reads the set as `GET /projects` does.
+    const first = segments[0] ?? '';
+    const setPath = first.endsWith(SELECTION_SUFFIX) ? first.slice(0, -SELECTION_SUFFIX.length) : first;
+    const set = setsByRestPath.get(decode(setPath));
     if (set === undefined) return undefined;
     return setResource('rest', set, !READ_METHODS.has(method), readsAll, false);
   }
 
-  return (method, url) => {
+  // Clients ask for the same URLs again and again: each is classified once (bounded: emptied when full).
+  const known = new Map<string, RequestResource | null>();
+  const MAX_KNOWN = 10_000;
+  const classifyUrl = (method: string, url: string): RequestResource | undefined => {
     const queryStart = url.indexOf('?');
     const path = queryStart < 0 ? url : url.slice(0, queryStart);
     const query = queryStart < 0 ? '' : url.slice(queryStart + 1);
@@ -202,6 +209,16 @@ export function createResourceClassifier(model: Model, paths: FacePaths = DEFAUL
       return classifyOData(method, path.slice(odataBase.length), query);
     }
     return undefined;
+  };
+  return (method, url) => {
+    const memo = `${method} ${url}`;
+    let resource = known.get(memo);
+    if (resource === undefined) {
+      resource = classifyUrl(method, url) ?? null;
+      if (known.size >= MAX_KNOWN) known.clear();
+      known.set(memo, resource);
+    }
+    return resource ?? undefined;
   };
 }
 

@@ -28,8 +28,8 @@ export interface EntityRead {
  * The options of a read of one entity. A `select` without the version property (LastChangeTime)
  * still fetches it, so a partial read carries the entity's own ETag, usable in If-Match.
  */
-export function entityRead(ctx: RestContext, set: EntitySet, translator: ListQueryTranslator, request: FastifyRequest): EntityRead {
-  const options = entityOptionsOf(request);
+export function entityRead(ctx: RestContext, set: EntitySet, translator: ListQueryTranslator, request: FastifyRequest, needsSelect = false): EntityRead {
+  const options = entityOptionsOf(request, needsSelect);
   const version = ctx.index.property(ctx.index.typeOfSet(set), ctx.versionProperty);
   const selected = options.select?.split(',').map((item) => item.trim());
   if (version === undefined || selected === undefined || selected.includes(version.restName) || selected.includes('*')) {

@@ -3,6 +3,7 @@
 // learns what it may do with it instead of suspecting a wrong URL.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RestSurface } from '../../codegen/rest-surface.js';
+import { selectionPathOf } from '../../codegen/rest-surface.js';
 import { sendProblem } from '../problem-handler.js';
 import { MethodNotAllowedError } from '../errors.js';
 import { routePath } from './set-routes.js';
@@ -24,11 +25,16 @@ export function methodsByPath(surface: RestSurface): Map<string, Set<Method>> {
   for (const resource of surface.sets) {
     const ids = resource.operationIds;
     if (ids.list !== undefined) add(resource.collectionPath, 'GET');
+    if (ids.listSelection !== undefined) add(selectionPathOf(resource.collectionPath), 'GET');
+    add(selectionPathOf(resource.itemPath), 'GET');
     if (ids.create !== undefined) add(resource.collectionPath, 'POST');
     add(resource.itemPath, 'GET');
     if (ids.update !== undefined) add(resource.itemPath, 'PATCH');
     if (ids.delete !== undefined) add(resource.itemPath, 'DELETE');
-    for (const navigation of resource.navigations) add(navigation.path, 'GET');
+    for (const navigation of resource.navigations) {
+      add(navigation.path, 'GET');
+      add(selectionPathOf(navigation.path), 'GET');
+    }
   }
   for (const fn of surface.functions) add(fn.path, fn.method);
   return paths;

@@ -1,8 +1,9 @@
 // Navigation sub-resources of an item (`/projects/{id}/time-entries`, `/projects/{id}/client`):
 // the OData navigation path `Projects(7)/TimeEntries` read as a list of the target set (with
 // that set's list options) or as its single entity.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SetResource } from '../../codegen/rest-surface.js';
+import { selectionPathOf } from '../../codegen/rest-surface.js';
 import { encodeSegment } from '../../odata/entity-path.js';
 import { entityRead, sendEntity } from './entity-replies.js';
 import { entityKeys } from './keys.js';
@@ -18,22 +19,25 @@ export function registerNavigationRoutes(face: FastifyInstance, ctx: RestContext
     const target = navigation.target;
     const segment = encodeSegment(navigation.navigation.name);
     const pathOf = (params: unknown) => `${keys.odataPath(keys.fromPath(params as Record<string, string>))}/${segment}`;
+    const selectionRoute = routePath(selectionPathOf(navigation.path));
     if (navigation.isCollection) {
       const list = listOperationOf(ctx, target);
-      face.get(routePath(navigation.path), async (request) => {
-        const call = callContextOf(request);
+      // A cursor is valid for the list of this one item only.
+      const readList = (listId: string) => async (request: FastifyRequest) => {
         const path = pathOf(request.params);
-        // A cursor is valid for the list of this one item only.
-        return readListPage(ctx, list, request, path, `${navigation.operationId} ${path}`, call);
-      });
+        return readListPage(ctx, list, request, path, `${listId} ${path}`, callContextOf(request));
+      };
+      face.get(routePath(navigation.path), readList(navigation.operationId));
+      face.get(selectionRoute, readList(navigation.selectionOperationId));
     } else {
       const translator = listQueryTranslator(ctx.index, target.set, [], ctx.limits);
-      face.get(routePath(navigation.path), async (request, reply) => {
-        const call = callContextOf(request);
+      const readItem = (needsSelect: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
         const path = pathOf(request.params);
-        const read = entityRead(ctx, target.set, translator, request);
-        return sendEntity(ctx, target.set, await ctx.upstream.entry(target.set, path, read.query, call), request, reply, read.hidden);
-      });
+        const read = entityRead(ctx, target.set, translator, request, needsSelect);
+        return sendEntity(ctx, target.set, await ctx.upstream.entry(target.set, path, read.query, callContextOf(request)), request, reply, read.hidden);
+      };
+      face.get(routePath(navigation.path), readItem(false));
+      face.get(selectionRoute, readItem(true));
     }
   }
 }

@@ -31,12 +31,13 @@ export function refuseUnknownParameters(query: Readonly<Record<string, unknown>>
 
 /**
  * The `select` and `expand` of an operation on one entity (the only options it takes), each a
- * single string; anything else is a 400 naming the parameter.
+ * single string; anything else is a 400 naming the parameter, as is a `:select` read without one.
  */
-export function entityOptionsOf(request: FastifyRequest): { select?: string; expand?: string } {
+export function entityOptionsOf(request: FastifyRequest, needsSelect = false): { select?: string; expand?: string } {
   const query = queryOf(request);
   refuseUnknownParameters(query, ['select', 'expand']);
   const errors: FieldError[] = [];
+  if (needsSelect && query.select === undefined) errors.push({ pointer: '/select', detail: "'select' is required here: the properties to return, comma-separated" });
   for (const name of ['select', 'expand'] as const) {
     if (query[name] !== undefined && typeof query[name] !== 'string') errors.push({ pointer: `/${name}`, detail: `'${name}' must be given once` });
   }

@@ -1,8 +1,9 @@
 // The operations of one entity set, as the REST surface lists them: list, create (and the bulk
 // create of batch-create-route.ts), get, update
 // (JSON merge patch -> MERGE or PATCH upstream, then the entity read back), delete.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SetResource } from '../../codegen/rest-surface.js';
+import { selectionPathOf } from '../../codegen/rest-surface.js';
 import { schemaNames } from '../../codegen/json-schema.js';
 import { encodeSegment } from '../../odata/entity-path.js';
 import { registerBatchCreate } from './batch-create-route.js';
@@ -17,9 +18,17 @@ import { callContextOf, jsonBodyOf, queryOf, refuseUnknownParameters } from './r
 import type { BodyCheck } from './validation.js';
 import { bodyCheck, queryCheck } from './validation.js';
 
-/** `/order-details/{orderId}/{productId}` -> `/order-details/:orderId/:productId`. */
+/**
+ * The Fastify route of a contract path: `/order-details/{orderId}/{productId}` ->
+ * `/order-details/:orderId/:productId`. A literal colon (`/time-entries:batch`,
+ * `/projects/{id}:select`) is `::` to find-my-way; a parameter it follows in the same segment
+ * gets a pattern, so the router ends the parameter where the suffix begins.
+ */
 export function routePath(path: string): string {
-  return path.replace(/\{([^}]+)\}/g, ':$1');
+  return path
+    .replaceAll(':', '::')
+    .replace(/\{([^}]+)\}(?=::)/g, ':$1(^[^/]+)')
+    .replace(/\{([^}]+)\}/g, ':$1');
 }
 
 export function listOperationOf(ctx: RestContext, resource: SetResource): ListOperation {
@@ -40,11 +49,12 @@ export function registerSetRoutes(face: FastifyInstance, ctx: RestContext, resou
 
   if (operationIds.list !== undefined) {
     const list = listOperationOf(ctx, resource);
-    const listId = operationIds.list;
-    face.get(resource.collectionPath, async (request) => {
-      const call = callContextOf(request);
-      return readListPage(ctx, list, request, setPath, listId, call);
-    });
+    const readList = (listId: string) => async (request: FastifyRequest) =>
+      readListPage(ctx, list, request, setPath, listId, callContextOf(request));
+    face.get(routePath(resource.collectionPath), readList(operationIds.list));
+    if (operationIds.listSelection !== undefined) {
+      face.get(routePath(selectionPathOf(resource.collectionPath)), readList(operationIds.listSelection));
+    }
   }
 
   if (operationIds.create !== undefined) {
@@ -62,12 +72,16 @@ export function registerSetRoutes(face: FastifyInstance, ctx: RestContext, resou
 
   if (operationIds.batchCreate !== undefined) registerBatchCreate(face, ctx, resource);
 
-  face.get(itemPath, async (request, reply) => {
+  // The plain read still takes `select`, as it did before `:select` existed, for the clients
+  // written then; the contract sends selecting reads to `:select`, which needs it.
+  const readItem = (needsSelect: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
     const call = callContextOf(request);
     const path = keys.odataPath(keys.fromPath(request.params as Record<string, string>));
-    const read = entityRead(ctx, set, translator, request);
+    const read = entityRead(ctx, set, translator, request, needsSelect);
     return sendEntity(ctx, set, await ctx.upstream.entry(set, path, read.query, call), request, reply, read.hidden);
-  });
+  };
+  face.get(itemPath, readItem(false));
+  face.get(routePath(selectionPathOf(resource.itemPath)), readItem(true));
 
   if (operationIds.update !== undefined) {
     const check: BodyCheck = bodyCheck(ctx.validators, schemaNames.update(type));

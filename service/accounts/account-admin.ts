@@ -121,10 +121,11 @@ export async function setActive(db: Kysely<Database>, userId: number, active: bo
 }
 
 /**
- * Gives a user the role; the account's last active administrator cannot be made a standard user
- * (nobody could then manage projects or lock entries through the API or the web interface).
+ * Gives a user the role (AccessRights 10 or 20); their sessions and keys carry it from the next
+ * request. The account's last active administrator cannot be made a standard user (nobody could
+ * then manage projects or lock entries through the API or the web interface).
  */
-export async function setRole(db: Kysely<Database>, userId: number, role: Role): Promise<{ userId: number; role: Role }> {
+export async function setRole(db: Kysely<Database>, userId: number, role: Role): Promise<number> {
   const accessRights = input.accessRights(role);
   return withTransaction(db, async (trx) => {
     const user = await findUser(trx, userId);
@@ -137,7 +138,7 @@ export async function setRole(db: Kysely<Database>, userId: number, role: Role):
       }
     }
     await trx.updateTable('users').set({ access_rights: accessRights, last_change_time: Date.now() }).where('id', '=', user.id).execute();
-    return { userId: user.id, role };
+    return user.id;
   });
 }
 

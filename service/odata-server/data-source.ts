@@ -56,6 +56,24 @@ export type UpdateMode = 'merge' | 'replace';
  */
 export type WriteCondition = EdmRecord;
 
+/** An update of one entity. */
+export interface EntityChange {
+  readonly key: KeyValues;
+  /**
+   * The properties the client gave (merge), or every writable property with its default filled
+   * in where the client gave none (replace); read-only properties are never in it.
+   */
+  readonly values: EdmRecord;
+  readonly mode: UpdateMode;
+  readonly condition?: WriteCondition | undefined;
+  /**
+   * The entity as this request read it, just before (every property): the source may take it
+   * for the current state instead of reading it again, if it makes the change only while the
+   * entity is still that version.
+   */
+  readonly current?: EdmRecord;
+}
+
 /** What a function import returns: entities of its entity set, or complex/primitive values. */
 export type FunctionResult = EdmRecord | readonly EdmRecord[] | EdmValue | readonly EdmValue[];
 
@@ -65,11 +83,10 @@ export interface DataSource<Caller> {
   /** Creates the entity and returns it as a read would (with its key and computed values). */
   create(caller: Caller, set: EntitySet, values: EdmRecord): Promise<EdmRecord>;
   /**
-   * Changes the entity. `values` holds the properties the client gave (merge), or every
-   * writable property with its default filled in where the client gave none (replace);
-   * read-only properties are never in it.
+   * Changes the entity; its new values of the concurrency properties (its new ETag) when the
+   * source knows them.
    */
-  update(caller: Caller, set: EntitySet, key: KeyValues, values: EdmRecord, mode: UpdateMode, condition?: WriteCondition): Promise<void>;
+  update(caller: Caller, set: EntitySet, change: EntityChange): Promise<EdmRecord | undefined>;
   remove(caller: Caller, set: EntitySet, key: KeyValues, condition?: WriteCondition): Promise<void>;
   /** Parameters by EDMX name, typed; absent nullable parameters are null. */
   invoke(caller: Caller, fn: FunctionImport, parameters: Readonly<Record<string, EdmValue>>): Promise<FunctionResult>;

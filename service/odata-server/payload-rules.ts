@@ -71,6 +71,21 @@ export class PayloadRules {
     return values;
   }
 
+  /**
+   * The given values checked against their properties' facets (nullable, MaxLength, text),
+   * whether or not the API may write them: for what is changed outside the API (the account
+   * settings and users of the administration pages), with the same messages. Unknown names are
+   * dropped.
+   */
+  forAdministration(type: EntityType, record: EdmRecord): EdmRecord {
+    const values: EdmRecord = {};
+    for (const p of type.properties) {
+      const value = record[p.name];
+      if (value !== undefined && !type.key.includes(p.name)) values[p.name] = this.checked(type, p, value);
+    }
+    return values;
+  }
+
   private checked(type: EntityType, p: Property, value: EdmValue | EdmRecord): EdmValue | EdmRecord {
     if (value === null) {
       if (!p.nullable) throw this.invalid(type, p, this.messages.notNullable(type, p));

@@ -6,7 +6,7 @@ import type { KeyValues } from '../../odata/key-predicate.js';
 import type { ModelIndex } from '../../odata/model-index.js';
 import type { WallClockZone } from '../../odata/wall-clock.js';
 import type { EntitySet, FunctionImport } from '../../odata/model.js';
-import type { DataSource, EntityQuery, EntitySelection, FunctionResult, QueryPage, UpdateMode, WriteCondition } from '../odata-server/data-source.js';
+import type { DataSource, EntityChange, EntityQuery, EntitySelection, FunctionResult, QueryPage, WriteCondition } from '../odata-server/data-source.js';
 import { ForbiddenError, NotImplementedError } from '../odata-server/errors.js';
 import type { ValidationMessages } from '../odata-server/messages.js';
 import type { DatabaseHandle } from '../storage/database.js';
@@ -71,13 +71,19 @@ export class TimeTrackingDataSource implements DataSource<Caller> {
 
   async create(caller: Caller, set: EntitySet, values: EdmRecord): Promise<EdmRecord> {
     const [table, writes] = this.writable(set);
-    const id = await this.write(caller, table, (ctx) => writes.create(ctx, table, values));
-    return (await this.byKey(caller, table, id)) as EdmRecord;
+    const created = await this.write(caller, table, (ctx) => writes.create(ctx, table, values));
+    const computed = table.definition.computed;
+    // The entity as a read would return it, from what the insert returned; read back only when
+    // a computed value needs the helper column and the write did not learn its value.
+    if (computed?.helper !== undefined && !('helperValue' in created)) return (await this.byKey(caller, table, created.record.ID as number)) as EdmRecord;
+    table.complete(created.record, caller, Date.now(), created.helperValue);
+    return created.record;
   }
 
-  async update(caller: Caller, set: EntitySet, key: KeyValues, values: EdmRecord, mode: UpdateMode, condition?: WriteCondition): Promise<void> {
+  update(caller: Caller, set: EntitySet, change: EntityChange): Promise<EdmRecord | undefined> {
     const [table, writes] = this.writable(set);
-    await this.write(caller, table, (ctx) => writes.update(ctx, table, key.ID as number, values, mode), expectedVersions(table, condition));
+    return this.write(caller, table, (ctx) => writes.update(ctx, table, change.key.ID as number, change.values, change.mode, change.current),
+      expectedVersions(table, change.condition));
   }
 
   async remove(caller: Caller, set: EntitySet, key: KeyValues, condition?: WriteCondition): Promise<void> {

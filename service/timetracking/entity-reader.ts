@@ -114,13 +114,10 @@ export class EntityReader {
       });
     }
     const computed = table.definition.computed;
-    const helper = computed?.helper;
+    const hasHelper = computed?.helper !== undefined;
     const records = rows.map((row) => {
       const record = select.recordOf(row);
-      if (computed === undefined) return record;
-      let value = helper === undefined ? undefined : select.valueOf(row, HELPER_COLUMN);
-      if (helper?.decimalScale !== undefined) value = this.dialect.readDecimal(value, helper.decimalScale);
-      computed.complete(record, caller, now, value);
+      if (computed !== undefined) table.complete(record, caller, now, hasHelper ? select.valueOf(row, HELPER_COLUMN) : undefined);
       return record;
     });
     return next === undefined ? { records } : { records, next };

@@ -38,7 +38,7 @@ export async function startStopwatch(store: StopwatchStore, caller: Caller, fn: 
   checkLengths(fn, parameters);
   const id = await store.write(caller, async (ctx) => {
     await haltRunning(ctx, store.entries);
-    return insertEntry(ctx, store.entries, stopwatchColumns(ctx.now, parameters));
+    return (await insertEntry(ctx, store.entries, stopwatchColumns(ctx.now, parameters))).record.ID as number;
   });
   return (await store.read(caller, id)) as EdmRecord;
 }

@@ -45,6 +45,11 @@ export interface EntityTable {
    */
   readonly versions: readonly StoredProperty[];
   /**
+   * Fills in the computed properties of a record of every property (the set's
+   * ComputedValues.complete), `helper` being the helper column's value as selected.
+   */
+  complete(record: EdmRecord, caller: Caller, now: number, helper: unknown): void;
+  /**
    * The rows the caller may read, as the condition every query of the set carries (reads,
    * counts, navigation, `$expand`, filter paths): whatever the caller cannot read does not exist
    * for them, so it answers 404 alike. Rows of the caller's account only; for standard users,
@@ -110,9 +115,9 @@ function compileRecordBuilder(
 
 function entityTable(index: ModelIndex, set: EntitySet, definition: EntitySetDefinition, dialect: StorageDialect): EntityTable & { dependants: Dependant[] } {
   const type = index.typeOfSet(set);
-  const computed = definition.computed?.properties ?? [];
+  const computed = definition.computed;
   const stored = type.properties
-    .filter((property) => !computed.includes(property.name))
+    .filter((property) => !(computed?.properties.includes(property.name) ?? false))
     .map((property) => ({ property, column: columnName(property.name) }));
   const converters = new Map(stored.flatMap(({ property }) => {
     const convert = converter(property, dialect);
@@ -144,6 +149,11 @@ function entityTable(index: ModelIndex, set: EntitySet, definition: EntitySetDef
     },
     dependants: [],
     versions,
+    complete(record, caller, now, helper) {
+      if (computed === undefined) return;
+      const scale = computed.helper?.decimalScale;
+      computed.complete(record, caller, now, scale === undefined ? helper : dialect.readDecimal(helper, scale));
+    },
     visibleRows(caller, alias) {
       const ofAccount = sql`${sql.ref(`${alias}.account_id`)} = ${caller.accountId}`;
       if (caller.isAdmin || visibleToStandardUser === undefined) return ofAccount;

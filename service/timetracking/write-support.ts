@@ -2,7 +2,7 @@
 // statements with their change stamp, lookups inside the caller's account, and the database's own
 // constraint violations turned into the client's 409 (the rules check first; the constraints are
 // the guarantee that holds even when two requests race).
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { Kysely, Transaction } from 'kysely';
 import type { EdmRecord } from '../../odata/edm.js';
 import { ConflictError, PreconditionFailedError, ValidationError } from '../odata-server/errors.js';
@@ -51,32 +51,81 @@ function untyped(ctx: WriteContext): Kysely<Record<string, Record<string, unknow
   return ctx.trx as unknown as Kysely<Record<string, Record<string, unknown>>>;
 }
 
-/** Inserts a row of the caller's account with the change stamp; its ID. */
-export async function insertRow(ctx: WriteContext, table: EntityTable, columns: Record<string, unknown>): Promise<number> {
-  const created = await untyped(ctx).insertInto(table.table)
-    .values({ ...columns, account_id: ctx.caller.accountId, ...changeStamp(ctx) })
-    .returning('id').executeTakeFirstOrThrow();
-  return Number(created.id);
+const compiledTexts = new WeakMap<EntityTable, Map<string, string>>();
+
+/**
+ * Runs a statement of a write whose SQL text depends on `shape` only (names from the model,
+ * never values): built and compiled on its first run, then sent as that text with
+ * `parameters`, which must be the values the build binds, in its order (checked on the first
+ * run). Building and compiling a row's insert or update took 10 to 13 µs each time, a twentieth
+ * of the CPU of a POST or MERGE. Texts are kept per EntityTable, which is per dialect.
+ */
+export async function runCompiled<R>(
+  ctx: WriteContext, table: EntityTable, shape: string, parameters: readonly unknown[], build: () => CompiledQuery,
+): Promise<R[]> {
+  let texts = compiledTexts.get(table);
+  if (texts === undefined) compiledTexts.set(table, (texts = new Map()));
+  let text = texts.get(shape);
+  if (text === undefined) {
+    const compiled = build();
+    if (compiled.parameters.length !== parameters.length || compiled.parameters.some((value, i) => value !== parameters[i])) {
+      throw new Error(`the statement ${shape} binds other values than it is given`);
+    }
+    text = compiled.sql;
+    texts.set(shape, text);
+  }
+  return (await ctx.trx.executeQuery<R>(CompiledQuery.raw(text, [...parameters]))).rows;
+}
+
+/** Inserts a row of the caller's account with the change stamp; the entity as stored (computed properties null). */
+export async function insertRow(ctx: WriteContext, table: EntityTable, columns: Record<string, unknown>): Promise<EdmRecord> {
+  const row: Record<string, unknown> = { ...columns, account_id: ctx.caller.accountId, ...changeStamp(ctx) };
+  const names = Object.keys(row).filter((name) => row[name] !== undefined);
+  // The new row comes back whole (defaults and ID included), so the answer to a POST needs no
+  // read after it: that read was a fifth of the CPU of creating a time entry.
+  const [created] = await runCompiled<Record<string, unknown>>(ctx, table, `insert ${names.join(',')}`, names.map((name) => row[name]), () => {
+    const returning = table.stored.map(({ property, column }) => sql`${sql.ref(column)} as ${sql.ref(property.name)}`);
+    return sql`insert into ${sql.table(table.table)} (${sql.join(names.map((name) => sql.ref(name)))})
+      values (${sql.join(names.map((name) => row[name]))}) returning ${sql.join(returning)}`.compile(ctx.trx);
+  });
+  return table.recordOf('names')(created);
 }
 
 /**
  * Changes a row of the caller's account, stamps the change and counts its versions up, in one
- * statement that also holds the expected versions (412 when the row no longer has them).
+ * statement that also holds the expected versions (412 when the row no longer has them) and the
+ * `guard`'s (column values the row must still have; no row is changed when it has others). The
+ * row's new versions by property name, or undefined when no row was changed.
  */
-export async function updateRow(ctx: WriteContext, table: EntityTable, id: number, columns: Record<string, unknown>): Promise<void> {
-  const bumped: Record<string, unknown> = {};
-  for (const { column } of table.versions) bumped[column] = sql`${sql.ref(column)} + 1`;
-  const result = await untyped(ctx).updateTable(table.table).set({ ...columns, ...changeStamp(ctx), ...bumped })
-    .where('account_id', '=', ctx.caller.accountId).where('id', '=', id)
-    .$call((query) => whereVersions(query, ctx))
-    .executeTakeFirst();
-  if (ctx.expectedVersions !== undefined && result.numUpdatedRows === 0n) throw new PreconditionFailedError();
+export async function updateRow(
+  ctx: WriteContext, table: EntityTable, id: number, columns: Record<string, unknown>, guard?: Readonly<Record<string, unknown>>,
+): Promise<EdmRecord | undefined> {
+  const values = Object.fromEntries(Object.entries({ ...columns, ...changeStamp(ctx) }).filter(([, value]) => value !== undefined));
+  const expected = ctx.expectedVersions ?? {};
+  const conditions = guard ?? {};
+  const shape = `update ${Object.keys(values).join(',')} if ${Object.keys(expected).join(',')} guard ${Object.keys(conditions).join(',')}`;
+  const parameters = [...Object.values(values), ctx.caller.accountId, id, ...Object.values(expected), ...Object.values(conditions)];
+  const [changed] = await runCompiled<Record<string, unknown>>(ctx, table, shape, parameters, () => {
+    const bumped: Record<string, unknown> = {};
+    for (const { column } of table.versions) bumped[column] = sql`${sql.ref(column)} + 1`;
+    return untyped(ctx).updateTable(table.table).set({ ...values, ...bumped })
+      .where('account_id', '=', ctx.caller.accountId).where('id', '=', id)
+      .$call((query) => whereValues(query, expected))
+      .$call((query) => whereValues(query, conditions))
+      .returning(['id', ...table.versions.map(({ column }) => column)])
+      .compile();
+  });
+  if (changed === undefined) {
+    if (ctx.expectedVersions !== undefined) throw new PreconditionFailedError();
+    return undefined;
+  }
+  return Object.fromEntries(table.versions.map(({ property, column }) => [property.name, table.readValue(property.name, changed[column])]));
 }
 
 /** Deletes a row of the caller's account, if it still has the expected versions (else 412). */
 export async function deleteRow(ctx: WriteContext, table: EntityTable, id: number): Promise<void> {
   const result = await untyped(ctx).deleteFrom(table.table).where('account_id', '=', ctx.caller.accountId).where('id', '=', id)
-    .$call((query) => whereVersions(query, ctx))
+    .$call((query) => whereValues(query, ctx.expectedVersions))
     .executeTakeFirst();
   if (ctx.expectedVersions !== undefined && result.numDeletedRows === 0n) throw new PreconditionFailedError();
 }
@@ -85,9 +134,9 @@ interface Filterable<Q> {
   where(column: string, operator: '=', value: unknown): Q;
 }
 
-function whereVersions<Q extends Filterable<Q>>(query: Q, ctx: WriteContext): Q {
+function whereValues<Q extends Filterable<Q>>(query: Q, values: Readonly<Record<string, unknown>> | undefined): Q {
   let conditioned = query;
-  for (const [column, value] of Object.entries(ctx.expectedVersions ?? {})) conditioned = conditioned.where(column, '=', value);
+  for (const [column, value] of Object.entries(values ?? {})) conditioned = conditioned.where(column, '=', value);
   return conditioned;
 }
 

@@ -25,12 +25,13 @@ function setAndType(index: ModelIndex, name: string): { set: EntitySet; type: En
   return { set, type: index.typeOfSet(set) };
 }
 
-function compare(op: BinaryNode['op'], property: string, type: string, value: EdmValue): BinaryNode {
+/** `property op value` as a filter of the model's ($filter's) tree. */
+export function compare(op: BinaryNode['op'], property: string, type: string, value: EdmValue): BinaryNode {
   const left: PropertyNode = { kind: 'property', path: [property], target: 'primitive', type };
   return { kind: 'binary', op, left, right: { kind: 'literal', type: type as 'Edm.DateTime', value }, type: 'Edm.Boolean', operandType: type };
 }
 
-function and(left: FilterNode, right: FilterNode): BinaryNode {
+export function and(left: FilterNode, right: FilterNode): BinaryNode {
   return { kind: 'binary', op: 'and', left, right, type: 'Edm.Boolean', operandType: 'Edm.Boolean' };
 }
 
@@ -39,12 +40,14 @@ export class Bookings {
   private readonly entries: { set: EntitySet; type: EntityType };
   private readonly projects: { set: EntitySet; type: EntityType };
   private readonly tasks: { set: EntitySet; type: EntityType };
+  private readonly settings: { set: EntitySet; type: EntityType };
 
   constructor(private readonly index: ModelIndex, private readonly source: TimeTrackingDataSource) {
     this.rules = new PayloadRules(index.model, source.messages);
     this.entries = setAndType(index, 'TimeEntries');
     this.projects = setAndType(index, 'Projects');
     this.tasks = setAndType(index, 'Tasks');
+    this.settings = setAndType(index, 'AccountSettings');
   }
 
   /** The caller's own entries starting in [from, to), by start time. */
@@ -102,13 +105,28 @@ export class Bookings {
     };
   }
 
+  /**
+   * The account's labels of a type's custom fields (`TimeEntry` -> TimeEntryCustom1Label ...):
+   * the fields that have one, by property name (`Custom1` -> "Ticket"); unlabelled ones are unused.
+   */
+  async customLabels(caller: Caller, typePrefix: string): Promise<ReadonlyArray<readonly [string, string]>> {
+    const page = await this.source.query(caller, { ...this.settings, constraints: [], orderBy: [], limit: 1 });
+    const settings = page.records[0] ?? {};
+    const labels: Array<readonly [string, string]> = [];
+    for (const n of [1, 2, 3, 4, 5]) {
+      const label = settings[`${typePrefix}Custom${n}Label`];
+      if (typeof label === 'string' && label.trim() !== '') labels.push([`Custom${n}`, label]);
+    }
+    return labels;
+  }
+
   async create(caller: Caller, values: EdmRecord): Promise<EdmRecord> {
     return this.source.create(caller, this.entries.set, this.rules.forCreate(this.entries.type, values));
   }
 
   async update(caller: Caller, id: number, values: EdmRecord): Promise<void> {
     const key = { ID: id };
-    await this.source.update(caller, this.entries.set, key, this.rules.forUpdate(this.entries.type, key, values, 'merge'), 'merge');
+    await this.source.update(caller, this.entries.set, { key, values: this.rules.forUpdate(this.entries.type, key, values, 'merge'), mode: 'merge' });
   }
 
   async remove(caller: Caller, id: number): Promise<void> {

@@ -1,10 +1,12 @@
 // The texts of the web interface in German and English. The language is the `lang` cookie
 // (the switch in the page header), else the best of the browser's Accept-Language, else German.
 // Messages of the time-tracking rules stay German as the service writes them (service-api.md §7).
+import { ADMIN_TEXTS } from './i18n-admin.js';
+
 export type Lang = 'de' | 'en';
 export const LANGUAGES: readonly Lang[] = ['de', 'en'];
 
-const de = {
+const employeeDe = {
   appName: 'timegate',
   skip: 'Zum Inhalt springen',
   nav: 'Hauptnavigation',
@@ -99,9 +101,11 @@ const de = {
   entries: 'Einträge',
 };
 
+const de = { ...employeeDe, ...ADMIN_TEXTS.de };
+
 export type Texts = typeof de;
 
-const en: Texts = {
+const employeeEn: typeof employeeDe = {
   appName: 'timegate',
   skip: 'Skip to content',
   nav: 'Main navigation',
@@ -195,6 +199,8 @@ const en: Texts = {
   time: 'Time',
   entries: 'Entries',
 };
+
+const en: Texts = { ...employeeEn, ...ADMIN_TEXTS.en };
 
 export const TEXTS: Readonly<Record<Lang, Texts>> = { de, en };
 

@@ -23,6 +23,8 @@ export function csrfField(ctx: PageContext): Html {
 }
 
 const NAV = [['/stopwatch', 'stopwatch'], ['/timesheet', 'timesheet'], ['/profile', 'profile']] as const;
+/** Administrators see one more link; standard users never see it (and get 404 behind it). */
+const ADMIN_NAV = [['/admin', 'admin']] as const;
 
 export interface PageOptions {
   readonly scripts?: readonly string[];
@@ -37,7 +39,7 @@ export function layout(ctx: PageContext, title: string, body: Html, options: Pag
   const here = ctx.path.split('?', 1)[0] ?? '/';
   const nav = session === undefined ? html`` : html`
     <nav aria-label="${t.nav}"><ul>
-      ${NAV.map(([href, key]) => html`<li><a href="${href}"${here.startsWith(href) ? html` aria-current="page"` : html``}>${t[key]}</a></li>`)}
+      ${[...NAV, ...(session.caller.isAdmin ? ADMIN_NAV : [])].map(([href, key]) => html`<li><a href="${href}"${here.startsWith(href) ? html` aria-current="page"` : html``}>${t[key]}</a></li>`)}
     </ul></nav>`;
   const languages = html`<ul class="languages" aria-label="${t.language}">${LANGUAGES.map((lang) => lang === ctx.lang
     ? html`<li><span aria-current="true" lang="${lang}">${lang.toUpperCase()}</span></li>`

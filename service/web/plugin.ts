@@ -1,5 +1,5 @@
-// The web interface for employees at the service's root: sign-in, the stopwatch, the timesheet
-// and the profile, server-rendered, on the same data source and rules as the OData API.
+// The web interface at the service's root: sign-in, the stopwatch, the timesheet and the profile
+// for employees, the administration pages (pages/admin*.ts) for administrators, server-rendered, on the same data source and rules as the OData API.
 // Encapsulated: its cookies, form parser, security headers (CSP) and error pages apply to its
 // own routes only; the OData service beside it is unchanged.
 //
@@ -15,12 +15,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.js';
 import { serveAssets } from './assets.js';
+import type { Administration } from './administration.js';
 import type { Bookings } from './bookings.js';
 import { html } from './html.js';
 import type { Html } from './html.js';
 import { TEXTS, pickLanguage } from './i18n.js';
 import { layout } from './layout.js';
 import type { PageContext } from './layout.js';
+import { registerAdministrationPages } from './pages/admin.js';
 import { registerProfilePages } from './pages/profile.js';
 import { registerSignInPages } from './pages/sign-in.js';
 import { registerStopwatchPages } from './pages/stopwatch.js';
@@ -36,12 +38,14 @@ const LANG_COOKIE = 'tg_lang';
 export interface WebDependencies {
   readonly db: Kysely<Database>;
   readonly bookings: Bookings;
+  readonly administration: Administration;
   readonly throttle: SignInThrottle;
 }
 
 export interface WebOptions {
   readonly db: Kysely<Database>;
   readonly bookings: Bookings;
+  readonly administration: Administration;
   readonly throttleLimits?: ThrottleLimits;
 }
 
@@ -79,7 +83,7 @@ export function sendPage(reply: FastifyReply, status: number, document: string):
 }
 
 export function registerWebInterface(app: FastifyInstance, options: WebOptions): void {
-  const deps: WebDependencies = { db: options.db, bookings: options.bookings, throttle: new SignInThrottle(options.throttleLimits) };
+  const deps: WebDependencies = { db: options.db, bookings: options.bookings, administration: options.administration, throttle: new SignInThrottle(options.throttleLimits) };
   void app.register(async (web) => {
     await web.register(fastifyCookie);
     await web.register(fastifyFormbody, { bodyLimit: 64 * 1024 });
@@ -139,6 +143,7 @@ export function registerWebInterface(app: FastifyInstance, options: WebOptions):
     registerStopwatchPages(web, deps);
     registerTimesheetPages(web, deps);
     registerProfilePages(web, deps);
+    registerAdministrationPages(web, deps);
   });
 }
 

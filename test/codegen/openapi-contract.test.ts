@@ -70,19 +70,27 @@ describe('openapi.json of the time-tracking model', () => {
     // not filterable in the model: no equality parameter
     expect(byName.has('assignedUsers')).toBe(false);
     expect(byName.has('assignedToCurrentUser')).toBe(false);
-    for (const option of ['filter', 'orderBy', 'select', 'expand', 'limit', 'cursor', 'count']) {
+    for (const option of ['filter', 'orderBy', 'expand', 'limit', 'cursor', 'count']) {
       expect(byName.get(option)?.in).toBe('query');
     }
+    // `select` narrows the answer, so it has an operation of its own: GET /projects:select.
+    expect(byName.has('select')).toBe(false);
+    const selecting = parametersOf(timeTracking, operation(timeTracking, '/projects:select', 'get'));
+    expect(selecting.map((p) => p.name)).toEqual([...params.map((p) => p.name).slice(0, -4), 'select', 'expand', 'limit', 'cursor', 'count']);
+    // optional: the pages after the first carry it in their cursor
+    expect(selecting.find((p) => p.name === 'select')?.required).toBeUndefined();
     expect(byName.get('limit')?.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 1000, default: 100 });
     expect(byName.get('count')?.schema).toMatchObject({ type: 'boolean' });
     expect(operation(timeTracking, '/projects', 'get').operationId).toBe('listProjects');
   });
 
   it('answers a list with the page shape { items, next, total? }', () => {
-    const ok = operation(timeTracking, '/time-entries', 'get').responses?.['200'];
-    expect(ok).toMatchObject({
-      description: expect.stringContaining('only the selected properties'),
-      content: { 'application/json': { schema: { anyOf: [{ $ref: '#/components/schemas/TimeEntryList' }, { $ref: '#/components/schemas/TimeEntrySelectionList' }] } } },
+    expect(operation(timeTracking, '/time-entries', 'get').responses?.['200']).toMatchObject({
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/TimeEntryList' } } },
+    });
+    expect(operation(timeTracking, '/time-entries:select', 'get')).toMatchObject({
+      operationId: 'listTimeEntriesSelection',
+      responses: { '200': { content: { 'application/json': { schema: { $ref: '#/components/schemas/TimeEntrySelectionList' } } } } },
     });
     expect(schema(timeTracking, 'TimeEntryList')).toMatchObject({
       required: ['items', 'next'],
@@ -94,17 +102,23 @@ describe('openapi.json of the time-tracking model', () => {
     expect(methodsOf(timeTracking, '/time-entries/{id}')).toEqual(['get', 'delete', 'patch']);
     const get = operation(timeTracking, '/time-entries/{id}', 'get');
     expect(get.operationId).toBe('getTimeEntry');
-    expect(parametersOf(timeTracking, get).map((p) => `${p.in}:${p.name}`)).toEqual([
-      'path:id',
-      'query:select',
-      'query:expand',
-      'header:If-None-Match',
-    ]);
+    expect(parametersOf(timeTracking, get).map((p) => `${p.in}:${p.name}`)).toEqual(['path:id', 'query:expand', 'header:If-None-Match']);
     expect(get.responses?.['200']).toMatchObject({ headers: { ETag: { $ref: '#/components/headers/ETag' } } });
-    // A get answers the full entity, or with `select` only what it named: the document says both.
-    expect(get.responses?.['200']).toMatchObject({
-      description: 'The TimeEntry: the full entity; only the selected properties (and expanded navigations) when `select` is given.',
-      content: { 'application/json': { schema: { anyOf: [{ $ref: '#/components/schemas/TimeEntry' }, { $ref: '#/components/schemas/TimeEntrySelection' }] } } },
+    // A get answers the whole entity, every property required; `select` is the `:select` twin's,
+    // whose answer requires nothing: one schema per response, as generators type it.
+    expect(get.responses?.['200']).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/TimeEntry' } } } });
+    expect(schema(timeTracking, 'TimeEntry').required).toContain('comment');
+    const selecting = operation(timeTracking, '/time-entries/{id}:select', 'get');
+    expect(selecting.operationId).toBe('getTimeEntrySelection');
+    expect(parametersOf(timeTracking, selecting).map((p) => `${p.in}:${p.name}:${String(p.required ?? false)}`)).toEqual([
+      'path:id:true',
+      'query:select:true',
+      'query:expand:false',
+      'header:If-None-Match:false',
+    ]);
+    expect(selecting.responses?.['200']).toMatchObject({
+      headers: { ETag: { $ref: '#/components/headers/ETag' } },
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/TimeEntrySelection' } } },
     });
     expect(schema(timeTracking, 'TimeEntrySelection').required).toBeUndefined();
     // Writes answer the full entity, which `select` does not apply to.
@@ -143,8 +157,13 @@ describe('openapi.json of the time-tracking model', () => {
   it('exposes navigation to-one and to-many as sub-resources', () => {
     expect(operation(timeTracking, '/projects/{id}/client', 'get')).toMatchObject({
       operationId: 'getProjectClient',
-      responses: { '200': { content: { 'application/json': { schema: { anyOf: [{ $ref: '#/components/schemas/Client' }, { $ref: '#/components/schemas/ClientSelection' }] } } } } },
+      responses: { '200': { content: { 'application/json': { schema: { $ref: '#/components/schemas/Client' } } } } },
     });
+    expect(operation(timeTracking, '/projects/{id}/client:select', 'get')).toMatchObject({
+      operationId: 'getProjectClientSelection',
+      responses: { '200': { content: { 'application/json': { schema: { $ref: '#/components/schemas/ClientSelection' } } } } },
+    });
+    expect(operation(timeTracking, '/projects/{id}/time-entries:select', 'get').operationId).toBe('listProjectTimeEntriesSelection');
     const entries = operation(timeTracking, '/projects/{id}/time-entries', 'get');
     expect(entries.operationId).toBe('listProjectTimeEntries');
     expect(parametersOf(timeTracking, entries).map((p) => p.name)).toEqual(expect.arrayContaining(['id', 'projectId', 'cursor']));
@@ -186,14 +205,45 @@ describe('openapi.json of the time-tracking model', () => {
     expect(accessRights?.schema).toEqual({ $ref: '#/components/schemas/UserAccessRights' });
   });
 
-  it('accepts any of the four key forms, but no query-string key for writes', () => {
-    expect(Object.keys(timeTracking.components?.securitySchemes ?? {})).toEqual(['apiKeyHeader', 'apiKeyQuery', 'basicAuth', 'bearerAuth']);
+  it('accepts any of the four key forms, the header by default, but no query-string key for writes', () => {
+    expect(Object.keys(timeTracking.components?.securitySchemes ?? {})).toEqual(['apiKeyHeader', 'bearerAuth', 'basicAuth', 'apiKeyQuery']);
     expect(timeTracking.components?.securitySchemes?.apiKeyHeader).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-ServiceApiKey' });
-    expect(timeTracking.security).toEqual([{ apiKeyHeader: [] }, { apiKeyQuery: [] }, { basicAuth: [] }, { bearerAuth: [] }]);
+    expect(timeTracking.security).toEqual([{ apiKeyHeader: [] }, { bearerAuth: [] }, { basicAuth: [] }]);
     for (const [path, method, op] of allOperations(timeTracking)) {
       const requirements = op.security ?? timeTracking.security ?? [];
+      expect(requirements[0], `${method} ${path}`).toEqual({ apiKeyHeader: [] });
       expect(requirements.some((r) => 'apiKeyQuery' in r), `${method} ${path}`).toBe(method === 'get');
     }
+  });
+
+  it('documents the headers the gateway sends: request id and rate limits on every answer, cache status on cached reads', () => {
+    const answerHeaders = ['X-Request-Id', 'RateLimit-Policy', 'RateLimit'];
+    const headersOf = (response: OpenAPIV3_1.ResponseObject | OpenAPIV3_1.ReferenceObject | undefined): string[] => {
+      const resolved = response !== undefined && '$ref' in response ? timeTracking.components?.responses?.[response.$ref.split('/').pop() as string] : response;
+      return Object.keys((resolved as OpenAPIV3_1.ResponseObject | undefined)?.headers ?? {});
+    };
+    for (const [path, method, op] of allOperations(timeTracking)) {
+      for (const [status, response] of Object.entries(op.responses ?? {})) {
+        expect(headersOf(response), `${method} ${path} ${status}`).toEqual(expect.arrayContaining(answerHeaders));
+      }
+    }
+    expect(headersOf(operation(timeTracking, '/projects', 'get').responses?.['200'])).toEqual([...answerHeaders, 'Cache-Status', 'X-Cache']);
+    expect(headersOf(operation(timeTracking, '/projects', 'post').responses?.['201'])).toEqual(['Location', 'ETag', ...answerHeaders]);
+    expect(headersOf(timeTracking.components?.responses?.TooManyRequests)).toContain('Retry-After');
+    expect(timeTracking.components?.headers?.RateLimitPolicy).toMatchObject({ schema: { type: 'string' }, example: '"read";q=100;w=60' });
+  });
+
+  it('gives examples that fit their schemas, and keeps no schema no operation uses', () => {
+    const project = schema(timeTracking, 'Project').properties ?? {};
+    expect(project.name).toMatchObject({ examples: ['Name'] });
+    expect(project.hourlyRate).toMatchObject({ examples: ['95.50'] });
+    expect(project.lastChangeTime).toMatchObject({ examples: ['2026-11-22T09:00:00+01:00'] });
+    expect(schema(timeTracking, 'Problem').examples).toEqual([expect.objectContaining({ status: 404 })]);
+    const names = Object.keys(timeTracking.components?.schemas ?? {});
+    expect(names.filter((name) => name.endsWith('ListQuery'))).toEqual([]);
+    const text = JSON.stringify({ paths: timeTracking.paths, components: { ...timeTracking.components, schemas: undefined } });
+    const referenced = (name: string) => text.includes(`"#/components/schemas/${name}"`) || names.some((other) => other !== name && JSON.stringify(schema(timeTracking, other)).includes(`"#/components/schemas/${name}"`));
+    expect(names.filter((name) => !referenced(name))).toEqual([]);
   });
 });
 

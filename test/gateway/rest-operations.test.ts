@@ -9,6 +9,7 @@ import { testDatabases } from '../helpers/databases.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { artefactsOf, startTestGateway } from '../helpers/gateway.js';
 import { RestContract } from './rest-contract.js';
+import { sweepSelections } from './selection-sweep.js';
 import type { Json } from './rest-fixture.js';
 import { comparableRest, expectedRest, odata, odataList, restClient, restListAll } from './rest-fixture.js';
 
@@ -61,7 +62,7 @@ describe.each(combinations)('REST face on $name', ({ kind, format }: { kind: Tes
       expect((item.timeEntries as Json[]).map((e) => e.id)).toEqual(entries.map((e) => e.ID));
     }
     // A select answer is held to the document's ProjectSelectionList: what it names, and only that.
-    const selected = await contract.check('listProjects', await rest.get('/projects?select=id,name&expand=client&limit=3', admin), 200);
+    const selected = await contract.check('listProjectsSelection', await rest.get('/projects:select?select=id,name&expand=client&limit=3', admin), 200);
     const selectedItems = (selected.body as { items: Json[] }).items;
     expect(selectedItems.length).toBeGreaterThan(0);
     for (const item of selectedItems) {
@@ -69,7 +70,7 @@ describe.each(combinations)('REST face on $name', ({ kind, format }: { kind: Tes
       if (item.client !== null) expect(item.client).toHaveProperty('name');
     }
     // A nested select: the related items are ClientSelections, with only what was named.
-    const nested = await contract.check('listProjects', await rest.get('/projects?select=name,client/name&expand=client&limit=5', admin), 200);
+    const nested = await contract.check('listProjectsSelection', await rest.get('/projects:select?select=name,client/name&expand=client&limit=5', admin), 200);
     const nestedItems = (nested.body as { items: Json[] }).items;
     expect(nestedItems.some((item) => item.client !== null)).toBe(true);
     for (const item of nestedItems) {
@@ -77,7 +78,7 @@ describe.each(combinations)('REST face on $name', ({ kind, format }: { kind: Tes
       if (item.client !== null) expect(Object.keys(item.client as Json)).toEqual(['name']);
     }
     // Narrowed at one level, expanded whole below it: the project's name and its whole client.
-    const deeper = await contract.check('listTimeEntries', await rest.get('/time-entries?select=id,project/name&expand=project/client&limit=3', admin), 200);
+    const deeper = await contract.check('listTimeEntriesSelection', await rest.get('/time-entries:select?select=id,project/name&expand=project/client&limit=3', admin), 200);
     for (const item of (deeper.body as { items: Json[] }).items) {
       expect(Object.keys(item).sort()).toEqual(['id', 'project']);
       const project = item.project as Json;
@@ -179,12 +180,12 @@ describe.each(combinations)('REST face on $name', ({ kind, format }: { kind: Tes
     await contract.check('getProject', await rest.get('/projects/2', admin, { 'if-none-match': etag }), 304);
     await contract.check('getProject', await rest.get('/projects/2', admin, { 'if-none-match': '"v1"' }), 200);
     // A partial read carries the entity's own ETag, and leaves out what it did not select.
-    const partial = await contract.check('getProject', await rest.get('/projects/2?select=name', admin), 200);
+    const partial = await contract.check('getProjectSelection', await rest.get('/projects/2:select?select=name', admin), 200);
     expect(partial.headers.get('etag')).toBe(etag);
     expect(partial.body).toEqual({ name: expect.any(String) });
-    const partialClient = await contract.check('getProjectClient', await rest.get('/projects/1/client?select=name', admin), 200);
+    const partialClient = await contract.check('getProjectClientSelection', await rest.get('/projects/1/client:select?select=name', admin), 200);
     expect(partialClient.body).toEqual({ name: expect.any(String) });
-    const partialEntries = await contract.check('listProjectTimeEntries', await rest.get('/projects/2/time-entries?select=id,comment&limit=3', admin), 200);
+    const partialEntries = await contract.check('listProjectTimeEntriesSelection', await rest.get('/projects/2/time-entries:select?select=id,comment&limit=3', admin), 200);
     for (const entry of (partialEntries.body as { items: Json[] }).items) expect(Object.keys(entry).sort()).toEqual(['comment', 'id']);
     const before = (await odata(t, 'Projects(2)', admin)) as Json;
     // The model declares concurrency tokens: If-Match goes to the service, which refuses the write.
@@ -238,6 +239,17 @@ describe.each(combinations)('REST face on $name', ({ kind, format }: { kind: Tes
         expect(comparableRest(setName, item)).toEqual(comparableRest(setName, expectedRest(setName, (await odata(t, `${setName}(${String(item.id)})`, admin)) as Json)));
       }
     }
+  });
+
+  it('answers every `:select` read with only what it selected', async () => {
+    await sweepSelections(surface, contract, (path) => rest.get(path, admin));
+  });
+
+  it('still narrows a plain read by `select`, as before `:select` existed, and refuses a `:select` read without it', async () => {
+    expect(await (await rest.get('/projects/2?select=name', admin)).json()).toEqual({ name: expect.any(String) });
+    const refused = await contract.problem(await rest.get('/projects/2:select', admin), 400);
+    expect(refused.errors?.[0]?.pointer).toBe('/select');
+    await contract.problem(await rest.request('PUT', '/projects/2:select', admin, { body: {} }), 405);
   });
 
   it('has exercised every operation of openapi.json', () => {

@@ -50,7 +50,9 @@ export async function unreachableByKeyboard(page: Page): Promise<string[]> {
       .filter((el) => !el.matches(':disabled') && el.offsetParent !== null && !el.hidden);
     controls.forEach((el, i) => el.setAttribute('data-kbd', String(i)));
     (document.activeElement as HTMLElement | null)?.blur();
-    return controls.length;
+    // A date field is three Tab stops in Chromium (day, month, year); scrolling regions one more.
+    const dates = controls.filter((el) => (el as HTMLInputElement).type === 'date').length;
+    return controls.length + 2 * dates + document.querySelectorAll('[tabindex="0"]').length;
   });
   const reached = new Set<string>();
   // Radio groups take one Tab stop; a few spare presses cover the browser's own stops.

@@ -11,7 +11,7 @@ import type { KeyValues } from '../../odata/key-predicate.js';
 import { indexModel } from '../../odata/model-index.js';
 import type { EntitySet, FunctionImport, Model, Property } from '../../odata/model.js';
 import { ResourceNotFoundError } from '../../odata/errors.js';
-import type { DataSource, EntityQuery, EntitySelection, FunctionResult, QueryPage } from '../../service/odata-server/data-source.js';
+import type { DataSource, EntityChange, EntityQuery, EntitySelection, FunctionResult, QueryPage } from '../../service/odata-server/data-source.js';
 import { NotImplementedError } from '../../service/odata-server/errors.js';
 import { registerODataService } from '../../service/odata-server/plugin.js';
 
@@ -163,8 +163,9 @@ export class MemoryDataSource implements DataSource<Caller> {
     return row;
   }
 
-  async update(_caller: Caller, set: EntitySet, key: KeyValues, values: EdmRecord): Promise<void> {
-    Object.assign(this.find(set, key), values);
+  async update(_caller: Caller, set: EntitySet, change: EntityChange): Promise<undefined> {
+    Object.assign(this.find(set, change.key), change.values);
+    return undefined;
   }
 
   async remove(_caller: Caller, set: EntitySet, key: KeyValues): Promise<void> {

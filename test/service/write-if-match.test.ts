@@ -73,6 +73,58 @@ describe.each(testDatabases)('If-Match and ETags on $name', (kind) => {
     expect((await readBack(jana, path, 'TimeEntries')).Comment).toBe('erste Änderung');
   });
 
+  it('a MERGE or PUT answers 204 with the new ETag, which the next write can hold without reading the entity again', async () => {
+    const { path, etag } = await newEntry();
+    const merged = await jana.send('MERGE', path, payload('json', { Comment: 'mit neuem ETag' }), { headers: { 'if-match': etag } });
+    expectStatus(merged, 204);
+    expect(merged.text).toBe('');
+    expect(merged.headers.get('etag')).toBe('W/"2"');
+    const put = await jana.send('PUT', path, payload('json', booking(project, '2026-11-19')), { headers: { 'if-match': merged.headers.get('etag') as string } });
+    expectStatus(put, 204);
+    expect(put.headers.get('etag')).toBe('W/"3"');
+    // Without If-Match too, and through the X-HTTP-Method tunnel as SAP UI5 sends it.
+    const tunnelled = await jana.request(path, { method: 'POST', body: JSON.stringify({ Comment: 'getunnelt' }), contentType: 'application/json', headers: { 'x-http-method': 'MERGE' } });
+    expectStatus(tunnelled, 204);
+    expect(tunnelled.headers.get('etag')).toBe('W/"4"');
+    const read = await jana.get(path, { format: 'json' });
+    expect(read.headers.get('etag')).toBe('W/"4"');
+    expect((await readBack(jana, path, 'TimeEntries')).Comment).toBe('getunnelt');
+    // A stale one still fails: the header is the entity's version, not a fresh token.
+    expectStatus(await jana.send('MERGE', path, payload('json', { Comment: 'alt' }), { headers: { 'if-match': put.headers.get('etag') as string } }), 412);
+  });
+
+  it('a project\'s MERGE answers its new ETag too; inside a $batch changeset, the part\'s 204 carries it', async () => {
+    const created = await alex.send('POST', '/Projects', payload('json', { Name: 'ETag im Batch' }), { format: 'json' });
+    const path = `/Projects(${(JSON.parse(created.text) as { d: { ID: number } }).d.ID})`;
+    const merged = await alex.send('MERGE', path, payload('json', { Comment: 'eins' }), { headers: { 'if-match': 'W/"1"' } });
+    expect(merged.headers.get('etag')).toBe('W/"2"');
+    const { path: entry } = await newEntry();
+    const body = [
+      '--batch_1', 'Content-Type: multipart/mixed; boundary=changeset_1', '',
+      '--changeset_1', 'Content-Type: application/http', 'Content-Transfer-Encoding: binary', '',
+      `MERGE ${entry.slice(1)} HTTP/1.1`, 'Content-Type: application/json', 'If-Match: W/"1"', '', '{"Comment":"im Batch"}',
+      '--changeset_1--', '--batch_1--', '',
+    ].join('\r\n');
+    const reply = await jana.request('/$batch', { method: 'POST', body, contentType: 'multipart/mixed; boundary=batch_1' });
+    expectStatus(reply, 202);
+    expect(reply.text).toMatch(/HTTP\/1\.1 204 No Content\r\n(?:[^\r\n]+\r\n)*etag: W\/"2"\r\n/i);
+  });
+
+  it(`${WRITERS} concurrent MERGEs without If-Match all land: each is 204, and the version counts every one`, async () => {
+    // Each write takes the entity its request read for the current state; one whose entity
+    // another write changed in between reads it again (locked) rather than failing or losing it.
+    const { path } = await newEntry();
+    const replies = await Promise.all(Array.from({ length: WRITERS }, (_, i) =>
+      jana.send('MERGE', path, payload('json', { [`Custom${1 + (i % 5)}`]: `Schreiber ${i}` }), { format: 'json' })));
+    expect(replies.map((r) => r.status), replies.find((r) => r.status !== 204)?.text ?? '').toEqual(Array<number>(WRITERS).fill(204));
+    const etags = replies.map((r) => r.headers.get('etag'));
+    expect(new Set(etags).size).toBe(WRITERS);
+    const stored = await readBack(jana, path, 'TimeEntries');
+    expect(stored.Version).toBe(WRITERS + 1);
+    expect(etags).toContain(`W/"${WRITERS + 1}"`);
+    for (let n = 1; n <= 5; n++) expect(stored[`Custom${n}`]).toMatch(/^Schreiber \d+$/);
+  });
+
   it('If-Match: * and a list naming the current ETag match; a DELETE with the current ETag deletes', async () => {
     const { path } = await newEntry();
     expectStatus(await jana.send('MERGE', path, payload('json', { Comment: 'egal welche' }), { headers: { 'if-match': '*' } }), 204);

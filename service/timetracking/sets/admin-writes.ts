@@ -25,11 +25,11 @@ export function adminWrites(rules: AdminWriteRules): SetWrites {
   return {
     async create(ctx, table, values) {
       requireAdmin(ctx, table);
-      return insertRow(ctx, table, toColumns(table, await checked(ctx, values)));
+      return { record: await insertRow(ctx, table, toColumns(table, await checked(ctx, values))) };
     },
     async update(ctx, table, id, values) {
       requireAdmin(ctx, table);
-      await updateRow(ctx, table, id, toColumns(table, await checked(ctx, values)));
+      return updateRow(ctx, table, id, toColumns(table, await checked(ctx, values)));
     },
     async remove(ctx, table, id) {
       requireAdmin(ctx, table);

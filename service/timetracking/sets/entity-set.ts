@@ -58,8 +58,24 @@ export interface HelperColumn {
 
 /** The writes of a set; each runs inside one transaction of the data source. */
 export interface SetWrites {
-  /** Inserts the entity; its ID. */
-  create(ctx: WriteContext, table: EntityTable, values: EdmRecord): Promise<number>;
-  update(ctx: WriteContext, table: EntityTable, id: number, values: EdmRecord, mode: UpdateMode): Promise<void>;
+  create(ctx: WriteContext, table: EntityTable, values: EdmRecord): Promise<CreatedEntity>;
+  /**
+   * Changes the entity; its new versions (EntityTable.versions) by property name. `seen` is the
+   * entity as the request read it before this transaction, which the rules may take for the
+   * current state instead of reading it again, as long as the change is made only while the row
+   * still has the versions it had then.
+   */
+  update(ctx: WriteContext, table: EntityTable, id: number, values: EdmRecord, mode: UpdateMode, seen?: EdmRecord): Promise<EdmRecord | undefined>;
   remove(ctx: WriteContext, table: EntityTable, id: number): Promise<void>;
+}
+
+/** A new entity as its insert returned it (insertRow). */
+export interface CreatedEntity {
+  /** Every stored property; computed ones still null. */
+  readonly record: EdmRecord;
+  /**
+   * The value of the set's helper column for the new row (ComputedValues.helper), as a read
+   * selects it, when the write learnt it on the way; without it the entity is read back.
+   */
+  readonly helperValue?: unknown;
 }

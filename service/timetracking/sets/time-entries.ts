@@ -18,14 +18,16 @@
 //   RevenueTotal      RevenuePerHour x hours when Billable, to the cent; else null
 import { sql } from 'kysely';
 import type { EdmRecord, EdmValue } from '../../../odata/edm.js';
+import { ResourceNotFoundError } from '../../../odata/errors.js';
+import type { UpdateMode } from '../../odata-server/data-source.js';
 import { ForbiddenError, ValidationError } from '../../odata-server/errors.js';
 import type { Caller } from '../caller.js';
 import { wallClockOf } from '../caller.js';
 import { LANG, cannotSave, messages } from '../messages.js';
 import type { EntityTable } from '../tables.js';
 import type { WriteContext } from '../write-support.js';
-import { deleteRow, existingIds, insertRow, toColumns, updateRow } from '../write-support.js';
-import type { EntitySetDefinition } from './entity-set.js';
+import { deleteRow, existingIds, insertRow, runCompiled, toColumns, updateRow } from '../write-support.js';
+import type { CreatedEntity, EntitySetDefinition } from './entity-set.js';
 import { projects } from './projects.js';
 import { tasks } from './tasks.js';
 import { users } from './users.js';
@@ -53,6 +55,7 @@ export const entryMessages = {
 
 /** A time entry as the rules see it (stored form: epoch ms, 0/1 flags). */
 interface EntryState {
+  readonly [column: string]: unknown;
   readonly type_id: number;
   readonly user_id: number;
   readonly project_id: number;
@@ -70,19 +73,42 @@ const MAX_DURATION_MS = 2_147_483_647 * 1000;
 const ENTRY_COLUMNS = ['id', 'type_id', 'user_id', 'project_id', 'task_id', 'start_time', 'end_time', 'billable', 'locked'] as const;
 
 /** Inserts a new entry after the rules; omitted columns take the defaults of data-model.md. */
-export async function insertEntry(ctx: WriteContext, table: EntityTable, columns: EntryColumns): Promise<number> {
+export async function insertEntry(ctx: WriteContext, table: EntityTable, columns: EntryColumns): Promise<CreatedEntity> {
   const entry = { type_id: 2, user_id: ctx.caller.userId, task_id: null, end_time: null, locked: 0, ...columns };
-  const task = await checkEntry(ctx, entry as EntryState, undefined);
-  const billable = entry.billable ?? task?.billable ?? 1;
-  return insertRow(ctx, table, { ...entry, billable });
+  const facts = await checkEntry(ctx, table, entry as EntryState, undefined);
+  const billable = entry.billable ?? facts.taskBillable ?? 1;
+  const record = await insertRow(ctx, table, { ...entry, billable });
+  // The project's rate, read by the rules already, is what the revenue of a read would join.
+  return 'projectRate' in facts ? { record, helperValue: facts.projectRate } : { record };
+}
+
+/**
+ * Changes an entry whose state before the change is `current`: as read in this transaction,
+ * locked (`guarded` false), or as the request read it before (`guarded`), when the change is
+ * made only while the row still has that version; undefined when it no longer had it.
+ */
+async function changeEntry(
+  ctx: WriteContext, table: EntityTable, id: number, given: EntryColumns, mode: UpdateMode, current: EntryState, guarded: boolean,
+): Promise<EdmRecord | undefined> {
+  mayChange(ctx.caller, current);
+  const changes = { ...given };
+  // UserID names the owner: a replace that omits it keeps the owner rather than moving the
+  // entry to whoever sent the request.
+  if (mode === 'replace' && changes.user_id === undefined) changes.user_id = current.user_id;
+  await checkEntry(ctx, table, { ...current, ...changes } as EntryState, current);
+  const guard = guarded ? Object.fromEntries(table.versions.map(({ column }) => [column, current[column]])) : undefined;
+  return updateRow(ctx, table, id, changes, guard);
 }
 
 /** The stored entry, locked for this transaction where the database locks rows. */
 async function lockedEntry(ctx: WriteContext, id: number): Promise<EntryState> {
-  return ctx.trx.selectFrom('time_entries').select(ENTRY_COLUMNS)
+  const entry = await ctx.trx.selectFrom('time_entries').select(ENTRY_COLUMNS)
     .where('account_id', '=', ctx.caller.accountId).where('id', '=', id)
     .$if(ctx.locksRows, (query) => query.forUpdate())
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
+  // Deleted by another request since this one read it.
+  if (entry === undefined) throw new ResourceNotFoundError(`TimeEntries(${id}) does not exist`);
+  return entry;
 }
 
 /** Whether the caller may change (or delete) this entry as it is now. */
@@ -99,15 +125,23 @@ function closedPeriod(caller: Caller, startTime: number): void {
   }
 }
 
-interface TaskFacts {
-  readonly billable: number;
+interface ProjectFacts {
+  readonly active: number;
+  readonly assigned_users: string | null;
+  readonly assigned_tasks: string | null;
+  readonly hourly_rate: unknown;
 }
 
-/**
- * Checks the entry as it would be stored (`current` is the stored one, undefined on create);
- * returns the task's facts when the entry has a task.
- */
-async function checkEntry(ctx: WriteContext, entry: EntryState, current: EntryState | undefined): Promise<TaskFacts | undefined> {
+/** What the rules read on the way that the write can use. */
+interface EntryFacts {
+  /** The task's Billable (0/1), when the entry has a task that was looked up. */
+  readonly taskBillable?: number;
+  /** The project's HourlyRate as stored, when the project was looked up. */
+  readonly projectRate?: unknown;
+}
+
+/** Checks the entry as it would be stored (`current` is the stored one, undefined on create). */
+async function checkEntry(ctx: WriteContext, table: EntityTable, entry: EntryState, current: EntryState | undefined): Promise<EntryFacts> {
   const { caller } = ctx;
   const changed = (column: keyof EntryState) => current === undefined || entry[column] !== current[column];
   // The caller is a user of the account (the API key said so): only another user is looked up.
@@ -125,21 +159,24 @@ async function checkEntry(ctx: WriteContext, entry: EntryState, current: EntrySt
   if ((entry.end_time ?? ctx.now) - entry.start_time > MAX_DURATION_MS) throw invalid(entryMessages.durationTooLong(), 'EndTime');
 
   const projectChanged = changed('project_id');
-  if (!projectChanged && !changed('task_id')) return undefined;
-  const project = await ctx.trx.selectFrom('projects').select(['active', 'assigned_users', 'assigned_tasks'])
-    .where('account_id', '=', caller.accountId).where('id', '=', entry.project_id).executeTakeFirst();
+  if (!projectChanged && !changed('task_id')) return {};
+  const [project] = await runCompiled<ProjectFacts>(ctx, table, 'project', [caller.accountId, entry.project_id], () =>
+    ctx.trx.selectFrom('projects').select(['active', 'assigned_users', 'assigned_tasks', 'hourly_rate'])
+      .where('account_id', '=', caller.accountId).where('id', '=', entry.project_id).compile());
   if (project === undefined) throw invalid(messages.unknownReference(noun, 'ProjectID', entry.project_id, projects.noun), 'ProjectID');
   if (projectChanged) {
     const assigned = project.assigned_users === null || project.assigned_users.split(',').includes(String(entry.user_id));
     if (project.active !== 1 || (!caller.isAdmin && !assigned)) throw invalid(entryMessages.projectNotBookable(entry.project_id), 'ProjectID');
   }
-  if (entry.task_id === null) return undefined;
-  const task = await ctx.trx.selectFrom('tasks').select(['active', 'billable'])
-    .where('account_id', '=', caller.accountId).where('id', '=', entry.task_id).executeTakeFirst();
+  const projectRate = project.hourly_rate;
+  if (entry.task_id === null) return { projectRate };
+  const [task] = await runCompiled<{ active: number; billable: number }>(ctx, table, 'task', [caller.accountId, entry.task_id], () =>
+    ctx.trx.selectFrom('tasks').select(['active', 'billable'])
+      .where('account_id', '=', caller.accountId).where('id', '=', entry.task_id).compile());
   if (task === undefined) throw invalid(messages.unknownReference(noun, 'TaskID', entry.task_id, tasks.noun), 'TaskID');
   const allowed = project.assigned_tasks === null || project.assigned_tasks.split(',').includes(String(entry.task_id));
   if (task.active !== 1 || !allowed) throw invalid(entryMessages.taskNotAllowed(entry.task_id, entry.project_id), 'TaskID');
-  return { billable: task.billable };
+  return { taskBillable: task.billable, projectRate };
 }
 
 function invalid(message: string, property: string): ValidationError {
@@ -228,15 +265,15 @@ export const timeEntries: EntitySetDefinition = {
   },
   writes: {
     create: (ctx, table, values) => insertEntry(ctx, table, toColumns(table, values)),
-    async update(ctx, table, id, values, mode) {
-      const current = await lockedEntry(ctx, id);
-      mayChange(ctx.caller, current);
+    async update(ctx, table, id, values, mode, seen) {
       const given = toColumns(table, values);
-      // UserID names the owner: a replace that omits it keeps the owner rather than moving the
-      // entry to whoever sent the request.
-      if (mode === 'replace' && given.user_id === undefined) given.user_id = current.user_id;
-      await checkEntry(ctx, { ...current, ...given } as EntryState, current);
-      await updateRow(ctx, table, id, given);
+      // The entry as the request read it saves reading it again (a MERGE read it twice); when
+      // another write changed it in between, it is read again, locked, and checked anew.
+      if (seen !== undefined && table.versions.length > 0) {
+        const versions = await changeEntry(ctx, table, id, given, mode, toColumns(table, seen) as EntryState, true);
+        if (versions !== undefined) return versions;
+      }
+      return changeEntry(ctx, table, id, given, mode, await lockedEntry(ctx, id), false);
     },
     async remove(ctx, table, id) {
       const current = await lockedEntry(ctx, id);

@@ -27,13 +27,18 @@ interface EntryForm {
   readonly taskId: string;
   readonly comment: string;
   readonly billable: boolean;
+  /** The custom fields (`Custom1` ...) as typed; only those the account labels are shown and saved. */
+  readonly custom: Readonly<Record<string, string>>;
 }
+
+const CUSTOM = ['Custom1', 'Custom2', 'Custom3', 'Custom4', 'Custom5'] as const;
 
 type Errors = Record<string, string>;
 
 /** Which form field shows the message of a rule about a property. */
 const FIELD_OF: Readonly<Record<string, string>> = {
   ProjectID: 'project', TaskID: 'task', Comment: 'comment', StartTime: 'start', EndTime: 'end', TypeID: 'kind',
+  ...Object.fromEntries(CUSTOM.map((name) => [name, name])),
 };
 
 function formOf(entry: EdmRecord, timeZone: string): EntryForm {
@@ -49,6 +54,7 @@ function formOf(entry: EdmRecord, timeZone: string): EntryForm {
     taskId: entry.TaskID === null ? '' : String(entry.TaskID),
     comment: (entry.Comment as string | null) ?? '',
     billable: entry.Billable === true,
+    custom: Object.fromEntries(CUSTOM.map((name) => [name, (entry[name] as string | null) ?? ''])),
   };
 }
 
@@ -58,11 +64,12 @@ function formFrom(body: unknown): EntryForm {
   return {
     date: s('date').trim(), kind: s('kind') === '1' ? '1' : '2', duration: s('duration').trim(), start: s('start').trim(), end: s('end').trim(),
     projectId: s('project'), taskId: s('task'), comment: s('comment'), billable: s('billable') === '1',
+    custom: Object.fromEntries(CUSTOM.map((name) => [name, s(name)])),
   };
 }
 
 /** The entry's values from the form, or the fields' errors. */
-function valuesOf(form: EntryForm, ctx: PageContext, timeZone: string, isUpdate = false): { values: EdmRecord } | { errors: Errors } {
+function valuesOf(form: EntryForm, ctx: PageContext, timeZone: string, labelled: readonly string[], isUpdate = false): { values: EdmRecord } | { errors: Errors } {
   const { t } = ctx;
   const errors: Errors = {};
   if (!isDate(form.date)) errors.date = t.invalidDate;
@@ -72,6 +79,8 @@ function valuesOf(form: EntryForm, ctx: PageContext, timeZone: string, isUpdate 
     Comment: form.comment.trim() === '' ? null : form.comment,
     Billable: form.billable,
   };
+  // Only the labelled fields are in the form; the others keep what the API stored.
+  for (const name of labelled) values[name] = (form.custom[name] ?? '').trim() === '' ? null : (form.custom[name] as string).trim();
   if (form.kind === '1') {
     const minutes = minutesOfDuration(form.duration);
     if (minutes === undefined) errors.duration = t.invalidDuration;
@@ -110,7 +119,9 @@ export function registerTimesheetPages(web: FastifyInstance, deps: WebDependenci
 
   async function entryForm(ctx: PageContext, session: WebSession, action: string, form: EntryForm, errors: Errors, editable: boolean): Promise<Html> {
     const { t } = ctx;
-    const [projects, tasks] = await Promise.all([bookings.bookableProjects(session.caller), bookings.activeTasks(session.caller)]);
+    const [projects, tasks, labels] = await Promise.all([
+      bookings.bookableProjects(session.caller), bookings.activeTasks(session.caller), bookings.customLabels(session.caller, 'TimeEntry'),
+    ]);
     // An entry booked on a project no longer bookable still shows what it is booked on.
     const names = await bookings.names(session.caller);
     const projectChoices = projects.some((p) => String(p.id) === form.projectId) || form.projectId === ''
@@ -138,6 +149,7 @@ export function registerTimesheetPages(web: FastifyInstance, deps: WebDependenci
         ${field('task', t.task, html`<select id="task" name="task"${described('task', e('task'))}><option value="">${t.noTask}</option>${tasks.map((task) =>
           html`<option value="${task.id}"${flag('selected', String(task.id) === form.taskId)}>${task.name}</option>`)}</select>`, e('task'))}
         ${field('comment', t.comment, html`<textarea id="comment" name="comment" rows="2" maxlength="1500"${described('comment', e('comment'))}>${form.comment}</textarea>`, e('comment'))}
+        ${labels.map(([name, label]) => field(name, label, html`<input id="${name}" name="${name}" maxlength="50" value="${form.custom[name] ?? ''}"${described(name, e(name))}>`, e(name)))}
         <div class="field check"><input id="billable" name="billable" type="checkbox" value="1"${flag('checked', form.billable)}><label for="billable">${t.billable}</label></div>
         </fieldset>
         ${editable ? html`<button type="submit" class="primary">${t.save}</button>` : ''}
@@ -205,7 +217,7 @@ export function registerTimesheetPages(web: FastifyInstance, deps: WebDependenci
     if (session === undefined) return reply;
     const given = (request.query as { date?: string }).date;
     const date = typeof given === 'string' && isDate(given) ? given : wallClock(Date.now(), session.timeZone).date;
-    const form: EntryForm = { date, kind: '2', duration: '', start: '', end: '', projectId: '', taskId: '', comment: '', billable: true };
+    const form: EntryForm = { date, kind: '2', duration: '', start: '', end: '', projectId: '', taskId: '', comment: '', billable: true, custom: {} };
     return sendPage(reply, 200, layout(request.page, request.page.t.newEntry, await entryForm(request.page, session, '/timesheet/new', form, {}, true)));
   });
 
@@ -213,7 +225,8 @@ export function registerTimesheetPages(web: FastifyInstance, deps: WebDependenci
     const session = signedIn(request, reply);
     if (session === undefined) return reply;
     const form = formFrom(request.body);
-    const parsed = valuesOf(form, request.page, session.timeZone);
+    const labelled = (await bookings.customLabels(session.caller, 'TimeEntry')).map(([name]) => name);
+    const parsed = valuesOf(form, request.page, session.timeZone, labelled);
     let errors: Errors;
     if ('values' in parsed) {
       try {
@@ -261,7 +274,8 @@ export function registerTimesheetPages(web: FastifyInstance, deps: WebDependenci
     const entry = await ownEntry(request, reply, session);
     if (entry === undefined) return reply;
     const form = formFrom(request.body);
-    const parsed = valuesOf(form, request.page, session.timeZone, true);
+    const labelled = (await bookings.customLabels(session.caller, 'TimeEntry')).map(([name]) => name);
+    const parsed = valuesOf(form, request.page, session.timeZone, labelled, true);
     let errors: Errors;
     if ('values' in parsed) {
       try {

@@ -1,0 +1,76 @@
+// What administrators change beyond the API's writes (data-model.md keeps AccountSettings and
+// Users read-only through the API): the account settings, and locking or unlocking every entry up
+// to a date. Administrators only; the model's facets (nullable, MaxLength) are checked by the
+// payload rules with the API's own messages, and the rest here, once, in German like every rule.
+import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { EdmRecord } from '../../odata/edm.js';
+import type { ModelIndex } from '../../odata/model-index.js';
+import type { EntityType } from '../../odata/model.js';
+import { isTimeZone } from '../../odata/wall-clock.js';
+import { ForbiddenError, ValidationError } from '../odata-server/errors.js';
+import { PayloadRules } from '../odata-server/payload-rules.js';
+import type { Database } from '../storage/schema.js';
+import { withTransaction } from '../storage/transaction.js';
+import type { Caller } from './caller.js';
+import { LANG, cannotSave, validationMessages } from './messages.js';
+import { accountSettings } from './sets/account-settings.js';
+import { entryMessages } from './sets/time-entries.js';
+import { columnName } from './tables.js';
+
+const settingsMessages = {
+  adminsOnly: () => 'Nur Administratoren dürfen die Kontoeinstellungen ändern.',
+  timeZone: (name: string) => cannotSave(accountSettings.noun, `TimeZone "${name}" ist keine bekannte IANA-Zeitzone (z. B. Europe/Berlin).`),
+  currency: () => cannotSave(accountSettings.noun, 'Currency muss ein Währungscode nach ISO 4217 aus drei Buchstaben sein (z. B. EUR).'),
+};
+
+export class AccountChanges {
+  private readonly rules: PayloadRules;
+  private readonly settingsType: EntityType;
+
+  constructor(private readonly db: Kysely<Database>, index: ModelIndex) {
+    this.rules = new PayloadRules(index.model, validationMessages(() => accountSettings.noun));
+    const set = index.entitySet(accountSettings.name);
+    if (set === undefined) throw new Error('the model has no entity set AccountSettings');
+    this.settingsType = index.typeOfSet(set);
+  }
+
+  /**
+   * Changes the given properties of the caller's account settings (EDMX names, typed values;
+   * BookingCloseDate an instant or null). A ValidationError names the first property refused.
+   */
+  async changeSettings(caller: Caller, values: EdmRecord): Promise<void> {
+    if (!caller.isAdmin) throw new ForbiddenError(settingsMessages.adminsOnly(), LANG);
+    const checked = this.rules.forAdministration(this.settingsType, values);
+    if (typeof checked.TimeZone === 'string' && !isTimeZone(checked.TimeZone)) {
+      throw new ValidationError(settingsMessages.timeZone(checked.TimeZone), LANG, 'TimeZone');
+    }
+    if (typeof checked.Currency === 'string') {
+      checked.Currency = checked.Currency.toUpperCase();
+      if (!/^[A-Z]{3}$/.test(checked.Currency)) throw new ValidationError(settingsMessages.currency(), LANG, 'Currency');
+    }
+    const row: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(checked)) {
+      row[columnName(name)] = typeof value === 'boolean' ? (value ? 1 : 0) : value instanceof Date ? value.getTime() : value;
+    }
+    if (Object.keys(row).length === 0) return;
+    await this.db.updateTable('account_settings').set(row).where('account_id', '=', caller.accountId).execute();
+  }
+
+  /**
+   * Locks (or unlocks) every finished entry of the account starting before `before` (an
+   * instant); how many changed. Each changed entry is stamped and its version counted up, as an
+   * API write would, so sync clients and ETags see the change.
+   */
+  async lockEntries(caller: Caller, before: number, locked: boolean): Promise<number> {
+    if (!caller.isAdmin) throw new ForbiddenError(entryMessages.lockByAdminsOnly(), LANG);
+    return withTransaction(this.db, async (trx) => {
+      const result = await trx.updateTable('time_entries')
+        .set({ locked: locked ? 1 : 0, last_change_time: Date.now(), last_change_author: caller.userId, version: sql`version + 1` })
+        .where('account_id', '=', caller.accountId).where('start_time', '<', before)
+        .where('end_time', 'is not', null).where('locked', '=', locked ? 0 : 1)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    });
+  }
+}

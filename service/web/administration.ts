@@ -1,0 +1,143 @@
+// What the administration pages do with the account's data, through the same doors as the API:
+// master data (Clients, Projects, Tasks) created and changed with the model's payload rules and
+// the sets' write rules (sets/), reads through the data source (so another account's ids are no
+// different from none), and what lies beyond the API (account settings, locking entries up to a
+// date) through AccountChanges. Nothing here knows a rule of its own.
+import type { Kysely } from 'kysely';
+import type { EdmRecord } from '../../odata/edm.js';
+import type { FilterNode } from '../../odata/filter-ast.js';
+import type { ModelIndex } from '../../odata/model-index.js';
+import type { EntitySet, EntityType } from '../../odata/model.js';
+import type { MemberOf as Constraint } from '../odata-server/data-source.js';
+import type { ValidationMessages } from '../odata-server/messages.js';
+import { PayloadRules } from '../odata-server/payload-rules.js';
+import type { Database } from '../storage/schema.js';
+import { AccountChanges } from '../timetracking/account-changes.js';
+import type { Caller } from '../timetracking/caller.js';
+import type { TimeTrackingDataSource } from '../timetracking/data-source.js';
+import { and, compare } from './bookings.js';
+
+export type MasterSet = 'Clients' | 'Projects' | 'Tasks';
+type SetName = MasterSet | 'Users' | 'TimeEntries' | 'AccountSettings';
+
+/** What the team's entries are filtered by; every part optional. */
+export interface EntryFilter {
+  readonly userId?: number;
+  readonly projectId?: number;
+  readonly clientId?: number;
+  readonly taskId?: number;
+  /** Instants: entries starting in [from, to). */
+  readonly from?: number;
+  readonly to?: number;
+  readonly billable?: boolean;
+}
+
+const ORDER: Readonly<Record<SetName, string>> = {
+  Clients: 'Name', Projects: 'Name', Tasks: 'Description', Users: 'LastName', TimeEntries: 'StartTime', AccountSettings: 'ID',
+};
+
+export class Administration {
+  readonly messages: ValidationMessages;
+  private readonly rules: PayloadRules;
+  private readonly changes: AccountChanges;
+  private readonly sets = new Map<SetName, { set: EntitySet; type: EntityType }>();
+
+  constructor(index: ModelIndex, private readonly source: TimeTrackingDataSource, readonly db: Kysely<Database>) {
+    this.messages = source.messages;
+    this.rules = new PayloadRules(index.model, source.messages);
+    this.changes = new AccountChanges(db, index);
+    for (const name of Object.keys(ORDER) as SetName[]) {
+      const set = index.entitySet(name);
+      if (set === undefined) throw new Error(`the model has no entity set ${name}`);
+      this.sets.set(name, { set, type: index.typeOfSet(set) });
+    }
+  }
+
+  typeOf(name: SetName): EntityType {
+    return this.of(name).type;
+  }
+
+  /** Every entity of the set the caller reads, by name. */
+  async list(caller: Caller, name: SetName, constraints: readonly Constraint[] = []): Promise<readonly EdmRecord[]> {
+    const page = await this.source.query(caller, {
+      ...this.of(name), constraints,
+      orderBy: [{ path: [ORDER[name]], type: 'Edm.String', direction: 'asc' }, { path: ['ID'], type: 'Edm.Int32', direction: 'asc' }],
+    });
+    return page.records;
+  }
+
+  /** One entity the caller reads; undefined for any other id (another account's, none, no number). */
+  async one(caller: Caller, name: SetName, idText: string): Promise<EdmRecord | undefined> {
+    if (!/^\d{1,10}$/.test(idText) || Number(idText) <= 0 || Number(idText) > 2_147_483_647) return undefined;
+    const page = await this.source.query(caller, { ...this.of(name), constraints: [{ property: 'ID', values: [Number(idText)] }], orderBy: [], limit: 1 });
+    return page.records[0];
+  }
+
+  async create(caller: Caller, name: MasterSet, values: EdmRecord): Promise<EdmRecord> {
+    const { set, type } = this.of(name);
+    return this.source.create(caller, set, this.rules.forCreate(type, values));
+  }
+
+  async update(caller: Caller, name: MasterSet, id: number, values: EdmRecord): Promise<void> {
+    const { set, type } = this.of(name);
+    const key = { ID: id };
+    await this.source.update(caller, set, { key, values: this.rules.forUpdate(type, key, values, 'merge'), mode: 'merge' });
+  }
+
+  /** A new user's values (names, address) checked against the model's User type, with the API's messages. */
+  checkUser(values: EdmRecord): EdmRecord {
+    return this.rules.forAdministration(this.of('Users').type, values);
+  }
+
+  /** The account's settings (one entity per account). */
+  async settings(caller: Caller): Promise<EdmRecord> {
+    const [settings] = await this.list(caller, 'AccountSettings');
+    if (settings === undefined) throw new Error(`account ${caller.accountId} has no settings`);
+    return settings;
+  }
+
+  changeSettings(caller: Caller, values: EdmRecord): Promise<void> {
+    return this.changes.changeSettings(caller, values);
+  }
+
+  lockEntries(caller: Caller, before: number, locked: boolean): Promise<number> {
+    return this.changes.lockEntries(caller, before, locked);
+  }
+
+  /** The entries the caller reads that match the filter, by start time; at most `limit`. */
+  async entries(caller: Caller, filter: EntryFilter, limit: number): Promise<{ records: readonly EdmRecord[]; isCut: boolean }> {
+    const constraints: Constraint[] = [];
+    if (filter.userId !== undefined) constraints.push({ property: 'UserID', values: [filter.userId] });
+    if (filter.taskId !== undefined) constraints.push({ property: 'TaskID', values: [filter.taskId] });
+    let projectIds = filter.projectId === undefined ? undefined : [filter.projectId];
+    if (filter.clientId !== undefined) {
+      const ofClient = (await this.list(caller, 'Projects', [{ property: 'ClientID', values: [filter.clientId] }])).map((p) => p.ID as number);
+      projectIds = projectIds === undefined ? ofClient : projectIds.filter((id) => ofClient.includes(id));
+    }
+    if (projectIds !== undefined) {
+      if (projectIds.length === 0) return { records: [], isCut: false };
+      constraints.push({ property: 'ProjectID', values: projectIds });
+    }
+    const conditions: FilterNode[] = [];
+    if (filter.from !== undefined) conditions.push(compare('ge', 'StartTime', 'Edm.DateTime', new Date(filter.from)));
+    if (filter.to !== undefined) conditions.push(compare('lt', 'StartTime', 'Edm.DateTime', new Date(filter.to)));
+    if (filter.billable !== undefined) conditions.push(compare('eq', 'Billable', 'Edm.Boolean', filter.billable));
+    const page = await this.source.query(caller, {
+      ...this.of('TimeEntries'), constraints,
+      ...(conditions.length === 0 ? {} : { filter: conditions.reduce((left, right) => and(left, right)) }),
+      orderBy: [{ path: ['StartTime'], type: 'Edm.DateTime', direction: 'asc' }, { path: ['ID'], type: 'Edm.Int32', direction: 'asc' }],
+      limit,
+    });
+    return { records: page.records, isCut: page.next !== undefined };
+  }
+
+  /** Ids of the account's users who have no password yet (invited, not signed in). */
+  async pendingUsers(caller: Caller): Promise<ReadonlySet<number>> {
+    const rows = await this.db.selectFrom('users').select('id').where('account_id', '=', caller.accountId).where('password_hash', 'is', null).execute();
+    return new Set(rows.map((row) => row.id));
+  }
+
+  private of(name: SetName): { set: EntitySet; type: EntityType } {
+    return this.sets.get(name) as { set: EntitySet; type: EntityType };
+  }
+}

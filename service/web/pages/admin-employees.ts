@@ -1,0 +1,217 @@
+// Employees for administrators: the account's users with role and state, inviting one (the
+// one-time link is shown in the answer, for the administrator to copy and pass on), a new link
+// for one who has lost theirs, deactivating and reactivating, the role, and the projects they
+// may book on (the projects' AssignedUsers, changed through the project rules of the API).
+// Administrators cannot change their own role or access here (no locking oneself out).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { EdmRecord } from '../../../odata/edm.js';
+import { createUser, setActive, setRole } from '../../accounts/account-admin.js';
+import { AccountAdminError } from '../../accounts/account-errors.js';
+import { INVITATION_PATH, createInvitation } from '../../accounts/invitations.js';
+import { ACCESS_RIGHTS } from '../../storage/schema.js';
+import { wallClock } from '../clock.js';
+import { formText, formTexts, recordFromForm } from '../form-values.js';
+import type { FieldErrors } from '../form-values.js';
+import { flag, html } from '../html.js';
+import type { Html } from '../html.js';
+import { fill } from '../i18n.js';
+import { csrfField, described, field } from '../layout.js';
+import type { WebDependencies } from '../plugin.js';
+import { sendPage } from '../plugin.js';
+import { adminPage, administrator, notFound, refusalOf } from './admin.js';
+
+const INVITE_FIELDS = ['FirstName', 'LastName', 'Email'] as const;
+
+function fullName(user: EdmRecord): string {
+  return `${user.FirstName as string} ${user.LastName as string}`;
+}
+
+export function registerEmployeePages(admin: FastifyInstance, deps: WebDependencies): void {
+  const { administration, db } = deps;
+
+  async function invitationNotice(request: FastifyRequest, userId: number, name: string): Promise<Html> {
+    const { t } = request.page;
+    const { token, expiresAt } = await createInvitation(db, userId);
+    const link = `${request.protocol}://${request.host}${INVITATION_PATH}${token}`;
+    const expires = wallClock(expiresAt, administrator(request).timeZone).date;
+    return html`<div class="new-key" role="status">
+      <p>${fill(t.invitationLink, { name, date: expires })}</p>
+      <p class="copyable"><code id="invitation-link">${link}</code> <button type="button" data-copy="invitation-link" data-copied="${t.copied}">${t.copy}</button></p>
+    </div>`;
+  }
+
+  async function listPage(request: FastifyRequest, form: Record<string, string>, errors: FieldErrors, created?: Html): Promise<string> {
+    const ctx = request.page;
+    const { t } = ctx;
+    const caller = administrator(request).caller;
+    const [users, pending] = await Promise.all([administration.list(caller, 'Users'), administration.pendingUsers(caller)]);
+    const e = (name: string) => errors[name];
+    const input = (name: string, label: string, type = 'text') =>
+      field(`f-${name}`, label, html`<input id="f-${name}" name="${name}" type="${type}" required value="${form[name] ?? ''}"${described(`f-${name}`, e(name))}>`, e(name));
+    return adminPage(ctx, t.employees, html`
+      ${created ?? ''}
+      <table class="list">
+        <thead><tr><th scope="col">${t.name}</th><th scope="col">${t.email}</th><th scope="col">${t.role}</th><th scope="col">${t.status}</th></tr></thead>
+        <tbody>${users.map((u) => html`<tr data-id="${String(u.ID)}">
+          <td><a href="/admin/employees/${String(u.ID)}">${fullName(u)}</a></td><td>${u.Email as string}</td>
+          <td>${u.AccessRights === ACCESS_RIGHTS.administrator ? t.roleAdmin : t.roleUser}</td>
+          <td>${u.Active !== true ? t.inactive : pending.has(u.ID as number) ? t.invitationPending : t.active}</td>
+        </tr>`)}</tbody>
+      </table>
+      <section class="card" aria-labelledby="invite">
+        <h2 id="invite">${t.inviteEmployee}</h2>
+        <form method="post" action="/admin/employees/invite" novalidate>
+          ${csrfField(ctx)}
+          ${errors.form === undefined ? '' : html`<p class="error" role="alert">${errors.form}</p>`}
+          ${input('FirstName', t.firstName)}
+          ${input('LastName', t.lastName)}
+          ${input('Email', t.email, 'email')}
+          ${field('f-role', t.role, html`<select id="f-role" name="role"><option value="user"${flag('selected', form.role !== 'admin')}>${t.roleUser}</option><option value="admin"${flag('selected', form.role === 'admin')}>${t.roleAdmin}</option></select>`, undefined)}
+          ${field('f-language', t.language, html`<select id="f-language" name="language"><option value="DE"${flag('selected', form.language !== 'EN')}>Deutsch</option><option value="EN"${flag('selected', form.language === 'EN')}>English</option></select>`, undefined)}
+          <button type="submit" class="primary">${t.invite}</button>
+        </form>
+      </section>`, { scripts: ['/assets/copy.js'] });
+  }
+
+  admin.get('/employees', async (request, reply) => sendPage(reply, 200, await listPage(request, {}, {})));
+
+  admin.post('/employees/invite', async (request, reply) => {
+    const caller = administrator(request).caller;
+    const { t } = request.page;
+    const body = request.body;
+    const form = Object.fromEntries(['FirstName', 'LastName', 'Email', 'role', 'language'].map((name) => [name, formText(body, name, 500)]));
+    // Names and address checked against the model's User type, with the API's messages.
+    const { values, errors } = recordFromForm(administration.typeOf('Users'), INVITE_FIELDS, body, administration.messages);
+    if (form.role !== 'user' && form.role !== 'admin') errors.form = t.required;
+    if (Object.keys(errors).length === 0) {
+      try {
+        administration.checkUser(values);
+        const { userId } = await createUser(db, {
+          accountId: caller.accountId, firstName: values.FirstName as string, lastName: values.LastName as string, email: values.Email as string,
+          role: form.role as 'user' | 'admin', language: form.language === 'EN' ? 'EN' : 'DE', authorUserId: caller.userId,
+        });
+        return sendPage(reply, 201, await listPage(request, {}, {}, await invitationNotice(request, userId, `${values.FirstName as string} ${values.LastName as string}`)));
+      } catch (error) {
+        if (error instanceof AccountAdminError) Object.assign(errors, { Email: error.code === 'email-taken' ? t.emailTaken : t.invalidEmail });
+        else Object.assign(errors, refusalOf(error, [...INVITE_FIELDS]));
+      }
+    }
+    return sendPage(reply, 422, await listPage(request, form, errors));
+  });
+
+  /** The account's user of the URL; undefined (and 404 sent) for another account's or none. */
+  async function userOf(request: FastifyRequest): Promise<EdmRecord | undefined> {
+    return administration.one(administrator(request).caller, 'Users', (request.params as { id: string }).id);
+  }
+
+  async function detailPage(request: FastifyRequest, user: EdmRecord, options: { created?: Html; error?: string; notice?: string } = {}): Promise<string> {
+    const ctx = request.page;
+    const { t } = ctx;
+    const session = administrator(request);
+    const isSelf = user.ID === session.caller.userId;
+    const projects = await administration.list(session.caller, 'Projects');
+    const id = String(user.ID);
+    const listed = (p: EdmRecord) => typeof p.AssignedUsers === 'string' && p.AssignedUsers.split(',').includes(id);
+    return adminPage(ctx, fullName(user), html`
+      ${options.created ?? ''}
+      <p>${user.Email as string} · ${user.AccessRights === ACCESS_RIGHTS.administrator ? t.roleAdmin : t.roleUser} · ${user.Active === true ? t.active : t.inactive}</p>
+      ${isSelf ? html`<p class="hint">${t.ownAccount}</p>` : html`
+      <section class="card" aria-labelledby="access">
+        <h2 id="access">${t.role}</h2>
+        <form method="post" action="/admin/employees/${id}/role" class="inline">${csrfField(ctx)}
+          ${field('f-role', t.role, html`<select id="f-role" name="role"><option value="user"${flag('selected', user.AccessRights !== ACCESS_RIGHTS.administrator)}>${t.roleUser}</option><option value="admin"${flag('selected', user.AccessRights === ACCESS_RIGHTS.administrator)}>${t.roleAdmin}</option></select>`, undefined)}
+          <button type="submit">${t.saveRole}</button>
+        </form>
+        <div class="actions">
+          <form method="post" action="/admin/employees/${id}/active">${csrfField(ctx)}<input type="hidden" name="active" value="${user.Active === true ? '0' : '1'}"><button type="submit">${user.Active === true ? t.deactivate : t.reactivate}</button></form>
+          ${user.Active === true ? html`<form method="post" action="/admin/employees/${id}/invitation">${csrfField(ctx)}<button type="submit">${t.newInvitation}</button></form>` : ''}
+        </div>
+      </section>`}
+      <section class="card" aria-labelledby="assigned">
+        <h2 id="assigned">${t.assignedProjects}</h2>
+        <form method="post" action="/admin/employees/${id}/projects">${csrfField(ctx)}
+          <fieldset class="choices" aria-describedby="assigned-hint"><legend class="visually-hidden">${t.assignedProjects}</legend>
+            <p class="hint" id="assigned-hint">${t.assignedProjectsHint}</p>
+            ${projects.map((p) => p.AssignedUsers === null
+              ? html`<label><input type="checkbox" checked disabled> ${p.Name as string} (${t.openToAll})</label>`
+              : html`<label><input type="checkbox" name="project" value="${String(p.ID)}"${flag('checked', listed(p))}> ${p.Name as string}${p.Active === true ? '' : ` (${t.archived})`}</label>`)}
+          </fieldset>
+          <button type="submit" class="primary">${t.saveAssignments}</button>
+        </form>
+      </section>
+      <p><a href="/admin/employees">${t.employees}</a></p>`, { scripts: ['/assets/copy.js'], error: options.error, notice: options.notice });
+  }
+
+  admin.get('/employees/:id', async (request, reply) => {
+    const user = await userOf(request);
+    if (user === undefined) return notFound(request, reply);
+    const done = (request.query as { done?: string }).done;
+    return sendPage(reply, 200, await detailPage(request, user, { notice: done === 'saved' ? request.page.t.saved : undefined }));
+  });
+
+  /** Changes of one's own access are refused (403): no administrator locks themselves out. */
+  async function otherUser(request: FastifyRequest, reply: Parameters<typeof notFound>[1]): Promise<EdmRecord | undefined> {
+    const user = await userOf(request);
+    if (user === undefined) {
+      notFound(request, reply);
+      return undefined;
+    }
+    if (user.ID === administrator(request).caller.userId) {
+      void sendPage(reply, 403, await detailPage(request, user, { error: request.page.t.ownAccount }));
+      return undefined;
+    }
+    return user;
+  }
+
+  admin.post('/employees/:id/role', async (request, reply) => {
+    const user = await otherUser(request, reply);
+    if (user === undefined) return reply;
+    const role = formText(request.body, 'role');
+    if (role !== 'user' && role !== 'admin') return sendPage(reply, 422, await detailPage(request, user, { error: request.page.t.required }));
+    await setRole(db, user.ID as number, role);
+    return reply.redirect(`/admin/employees/${String(user.ID)}?done=saved`, 303);
+  });
+
+  admin.post('/employees/:id/active', async (request, reply) => {
+    const user = await otherUser(request, reply);
+    if (user === undefined) return reply;
+    const active = formText(request.body, 'active');
+    if (active !== '0' && active !== '1') return sendPage(reply, 422, await detailPage(request, user, { error: request.page.t.required }));
+    await setActive(db, user.ID as number, active === '1');
+    return reply.redirect(`/admin/employees/${String(user.ID)}?done=saved`, 303);
+  });
+
+  admin.post('/employees/:id/invitation', async (request, reply) => {
+    const user = await otherUser(request, reply);
+    if (user === undefined) return reply;
+    if (user.Active !== true) return sendPage(reply, 422, await detailPage(request, user, { error: request.page.t.inactive }));
+    return sendPage(reply, 201, await detailPage(request, user, { created: await invitationNotice(request, user.ID as number, fullName(user)) }));
+  });
+
+  admin.post('/employees/:id/projects', async (request, reply) => {
+    const user = await userOf(request);
+    if (user === undefined) return notFound(request, reply);
+    const caller = administrator(request).caller;
+    const id = String(user.ID);
+    const chosen = new Set(formTexts(request.body, 'project'));
+    // Only projects with a list of their own change: one open to everybody stays open.
+    for (const project of await administration.list(caller, 'Projects')) {
+      if (typeof project.AssignedUsers !== 'string') continue;
+      const ids = project.AssignedUsers.split(',');
+      const has = ids.includes(id);
+      const wants = chosen.has(String(project.ID));
+      if (has === wants) continue;
+      const next = wants ? [...ids, id] : ids.filter((other) => other !== id);
+      // The last one taken off would leave an empty list, which the API reads as "everybody".
+      if (next.length === 0) {
+        return sendPage(reply, 422, await detailPage(request, user, { error: fill(request.page.t.lastAssignee, { project: project.Name as string }) }));
+      }
+      try {
+        await administration.update(caller, 'Projects', project.ID as number, { AssignedUsers: next.join(',') });
+      } catch (error) {
+        return sendPage(reply, 422, await detailPage(request, user, { error: refusalOf(error, []).form }));
+      }
+    }
+    return reply.redirect(`/admin/employees/${id}?done=saved`, 303);
+  });
+}

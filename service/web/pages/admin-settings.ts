@@ -1,0 +1,95 @@
+// The account settings for administrators: company name, time zone, currency, the booking close
+// date (a day on the account's clock; entries before it are closed for standard users, in these
+// pages and through the API alike: the time-entry rules enforce it), hourly rates on or off, and
+// the labels of the custom fields (shown wherever those fields appear in the forms).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { EdmRecord } from '../../../odata/edm.js';
+import { instantOf, isDate, wallClock } from '../clock.js';
+import { formText, recordFromForm } from '../form-values.js';
+import type { FieldErrors } from '../form-values.js';
+import { flag, html } from '../html.js';
+import { fill } from '../i18n.js';
+import type { Texts } from '../i18n.js';
+import { csrfField, described, field } from '../layout.js';
+import type { WebDependencies } from '../plugin.js';
+import { sendPage } from '../plugin.js';
+import { adminPage, administrator, refusalOf } from './admin.js';
+
+/** The entity types with custom fields, as the labels' property names begin, and how the page names them. */
+const LABELLED: ReadonlyArray<readonly [string, keyof Texts]> = [
+  ['Project', 'project'], ['Client', 'client'], ['Task', 'task'], ['User', 'user'], ['TimeEntry', 'timeEntry'],
+];
+const LABELS = LABELLED.flatMap(([prefix]) => [1, 2, 3, 4, 5].map((n) => `${prefix}Custom${n}Label`));
+const PLAIN = ['CompanyName', 'TimeZone', 'Currency', 'HourlyRatesEnabled', ...LABELS];
+const ZONES = Intl.supportedValuesOf('timeZone');
+
+type FormState = Record<string, string>;
+
+function stateOf(settings: EdmRecord): FormState {
+  const state: FormState = {};
+  for (const name of PLAIN) {
+    const value = settings[name];
+    state[name] = typeof value === 'boolean' ? (value ? '1' : '') : value === null || value === undefined ? '' : String(value);
+  }
+  const close = settings.BookingCloseDate;
+  state.BookingCloseDate = close instanceof Date ? wallClock(close.getTime(), settings.TimeZone as string).date : '';
+  return state;
+}
+
+export function registerSettingsPages(admin: FastifyInstance, deps: WebDependencies): void {
+  const { administration } = deps;
+
+  function page(request: FastifyRequest, state: FormState, errors: FieldErrors, notice?: string): string {
+    const ctx = request.page;
+    const { t } = ctx;
+    const e = (name: string) => errors[name];
+    const input = (name: string, label: string, attributes = html``, hint?: string) =>
+      field(`f-${name}`, label, html`<input id="f-${name}" name="${name}" value="${state[name] ?? ''}"${attributes}${described(`f-${name}`, e(name), hint !== undefined)}>`, e(name), hint);
+    const zones = ZONES.includes(state.TimeZone ?? '') ? ZONES : [state.TimeZone ?? '', ...ZONES];
+    return adminPage(ctx, t.settings, html`
+      <form method="post" action="/admin/settings" class="card" novalidate>
+        ${csrfField(ctx)}
+        ${errors.form === undefined ? '' : html`<p class="error" role="alert">${errors.form}</p>`}
+        ${input('CompanyName', t.companyName, html` required`)}
+        ${field('f-TimeZone', t.timeZone, html`<select id="f-TimeZone" name="TimeZone"${described('f-TimeZone', e('TimeZone'))}>${zones.map((zone) =>
+          html`<option${flag('selected', zone === state.TimeZone)}>${zone}</option>`)}</select>`, e('TimeZone'))}
+        ${input('Currency', t.currency, html` required maxlength="3" autocapitalize="characters"`)}
+        ${input('BookingCloseDate', t.bookingCloseDate, html` type="date"`, t.bookingCloseDateHint)}
+        <div class="field check"><input id="f-HourlyRatesEnabled" name="HourlyRatesEnabled" type="checkbox" value="1"${flag('checked', state.HourlyRatesEnabled === '1')}><label for="f-HourlyRatesEnabled">${t.hourlyRatesEnabled}</label></div>
+        <h2>${t.customLabels}</h2>
+        <p class="hint">${t.customLabelsHint}</p>
+        ${LABELLED.map(([prefix, noun]) => html`<fieldset class="labels"><legend>${t[noun]}</legend>
+          ${[1, 2, 3, 4, 5].map((n) => input(`${prefix}Custom${n}Label`, fill(t.labelOf, { entity: t[noun], n: String(n) })))}
+        </fieldset>`)}
+        <button type="submit" class="primary">${t.save}</button>
+      </form>`, { notice });
+  }
+
+  admin.get('/settings', async (request, reply) => {
+    const settings = await administration.settings(administrator(request).caller);
+    const done = (request.query as { done?: string }).done;
+    return sendPage(reply, 200, page(request, stateOf(settings), {}, done === 'saved' ? request.page.t.saved : undefined));
+  });
+
+  admin.post('/settings', async (request, reply) => {
+    const caller = administrator(request).caller;
+    const body = request.body;
+    const { values, errors } = recordFromForm(administration.typeOf('AccountSettings'), PLAIN, body, administration.messages);
+    // The close date is a day on the clock of the zone being saved.
+    const closeDate = formText(body, 'BookingCloseDate').trim();
+    const zone = typeof values.TimeZone === 'string' && ZONES.includes(values.TimeZone) ? values.TimeZone : (await administration.settings(caller)).TimeZone as string;
+    if (closeDate === '') values.BookingCloseDate = null;
+    else if (isDate(closeDate)) values.BookingCloseDate = new Date(instantOf(closeDate, 0, zone));
+    else errors.BookingCloseDate = request.page.t.invalidDate;
+    if (Object.keys(errors).length === 0) {
+      try {
+        await administration.changeSettings(caller, values);
+        return reply.redirect('/admin/settings?done=saved', 303);
+      } catch (error) {
+        Object.assign(errors, refusalOf(error, [...PLAIN, 'BookingCloseDate']));
+      }
+    }
+    const state: FormState = Object.fromEntries([...PLAIN, 'BookingCloseDate'].map((name) => [name, formText(body, name, 5000)]));
+    return sendPage(reply, 422, page(request, state, errors));
+  });
+}

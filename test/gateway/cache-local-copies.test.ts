@@ -1,0 +1,103 @@
+// Gateway instances sharing their cache on Redis answer hits from their own copies of the entries
+// (gateway/cache/local-copies.ts), and the invariants of the shared cache hold all the same: a
+// write through one instance outdates the other's copy before the writer hears back, however
+// often it is tried; a key revoked upstream meets its 401 through an instance serving copies
+// within the auth TTL; another key never gets a copy made for the first.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { revokeKeys } from '../../service/accounts/account-admin.js';
+import type { RunningGateway } from '../../gateway/start.js';
+import { testDatabases } from '../helpers/databases.js';
+import { startGatewayInFront } from '../helpers/gateway.js';
+import type { TestService } from '../helpers/service.js';
+import { startTestService } from '../helpers/service.js';
+import { REDIS_URL, uniqueKeyPrefix } from './cache-fixture.js';
+
+const sqlite = testDatabases[0] as (typeof testDatabases)[number];
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('two gateway instances on one Redis, each with its own copies', () => {
+  let service: TestService;
+  let a: RunningGateway;
+  let b: RunningGateway;
+
+  beforeAll(async () => {
+    service = await startTestService(sqlite);
+    const redis = { url: REDIS_URL, keyPrefix: uniqueKeyPrefix() };
+    const config = { redis, cache: { defaultTtlSeconds: 60 } };
+    [a, b] = await Promise.all([startGatewayInFront(service.root, { config }), startGatewayInFront(service.root, { config })]);
+  });
+  afterAll(async () => {
+    await Promise.all([a.close(), b.close()]);
+    await service.close();
+  });
+
+  test('20 times in a row, a write through one outdates the copy the other answered from a moment before', async () => {
+    const admin = { 'X-ServiceApiKey': service.admin.apiKey };
+    for (let round = 0; round < 20; round++) {
+      const [reader, writer] = round % 2 === 0 ? [a, b] : [b, a];
+      const url = (g: RunningGateway) => `${g.restRoot}/projects/1`;
+      await fetch(url(reader), { headers: admin });
+      const hit = await fetch(url(reader), { headers: admin });
+      expect(hit.headers.get('x-cache')).toBe('HIT');
+      await hit.arrayBuffer();
+
+      const comment = `round ${round} ${Date.now()}`;
+      const patch = await fetch(url(writer), {
+        method: 'PATCH',
+        headers: { ...admin, 'Content-Type': 'application/merge-patch+json' },
+        body: JSON.stringify({ comment }),
+      });
+      expect(patch.status).toBe(200);
+      await patch.arrayBuffer();
+
+      const after = await fetch(url(reader), { headers: admin });
+      expect(after.headers.get('x-cache'), `round ${round}`).toBe('MISS');
+      expect(((await after.json()) as { comment: string }).comment).toBe(comment);
+    }
+  }, 60_000);
+
+  test('another key never gets the copy made for the first; no key gets a 401', async () => {
+    // The REST face: the OData face's entries vary on the host, which differs between the two.
+    const url = (g: RunningGateway) => `${g.restRoot}/projects?limit=3`;
+    const jana = { 'X-ServiceApiKey': service.jana.apiKey };
+    await fetch(url(a), { headers: jana });
+    const copy = await fetch(url(b), { headers: jana });
+    expect(copy.headers.get('x-cache')).toBe('HIT');
+    await copy.arrayBuffer();
+
+    const tom = await fetch(url(b), { headers: { 'X-ServiceApiKey': service.tom.apiKey } });
+    expect(tom.headers.get('x-cache')).toBe('MISS');
+    await tom.arrayBuffer();
+    const wrong = await fetch(url(b), { headers: { 'X-ServiceApiKey': 'not-a-key-of-anyone' } });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('x-cache')).not.toBe('HIT');
+    await wrong.arrayBuffer();
+    const none = await fetch(url(b));
+    expect(none.status).toBe(401);
+    await none.arrayBuffer();
+  });
+
+  test('a key revoked upstream gets 401 through the instance answering from its copy within the auth TTL (5 s) + 1 s', async () => {
+    const key = { 'X-ServiceApiKey': service.tom.apiKey };
+    const url = (g: RunningGateway) => `${g.restRoot}/projects?limit=2`;
+    await (await fetch(url(a), { headers: key })).arrayBuffer();
+    for (let i = 0; i < 2; i++) {
+      const hit = await fetch(url(b), { headers: key });
+      expect(hit.headers.get('x-cache')).toBe('HIT');
+      await hit.arrayBuffer();
+    }
+    await revokeKeys(service.database.db, service.tom.userId);
+    const revokedAt = performance.now();
+    let refusedAfter: number | undefined;
+    while (refusedAfter === undefined && performance.now() - revokedAt < 8_000) {
+      const answer = await fetch(url(b), { headers: key });
+      await answer.arrayBuffer();
+      if (answer.status === 401) refusedAfter = performance.now() - revokedAt;
+      else expect(answer.status).toBe(200);
+      await sleep(100);
+    }
+    expect(refusedAfter).toBeLessThanOrEqual(6_000);
+    // And the other instance, which filled the entry, refuses it too.
+    expect((await fetch(url(a), { headers: key })).status).toBe(401);
+  }, 30_000);
+});
