@@ -51,7 +51,7 @@ function dayText(wallMs: number): string {
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
 }
 
-function field(column: ExportColumn, value: CellValue, options: CsvOptions, decimalComma: boolean): string {
+function field(column: ExportColumn<never>, value: CellValue, options: CsvOptions, decimalComma: boolean): string {
   if (value === null) return '';
   const decimal = (text: string) => (decimalComma ? text.replace('.', ',') : text);
   switch (column.kind) {
@@ -72,7 +72,7 @@ function field(column: ExportColumn, value: CellValue, options: CsvOptions, deci
  * Writes a header line and one line per entry to `out`, waiting whenever `out` asks to (one chunk
  * in memory at a time); resolves with the number of entries written. Does not end `out`.
  */
-export async function writeCsv(rows: AsyncIterable<EntryRow>, columns: readonly ExportColumn[], out: Writable,
+export async function writeCsv<Row = EntryRow>(rows: AsyncIterable<Row> | Iterable<Row>, columns: readonly ExportColumn<Row>[], out: Writable,
   options: CsvOptions, onRow?: (written: number) => void): Promise<number> {
   const decimalComma = options.decimalComma ?? options.delimiter === ';';
   let chunk = BOM + columns.map((column) => csvTextField(column.header, options.delimiter)).join(options.delimiter) + LINE_END;
@@ -80,7 +80,7 @@ export async function writeCsv(rows: AsyncIterable<EntryRow>, columns: readonly 
   for await (const row of rows) {
     let line = '';
     for (let i = 0; i < columns.length; i++) {
-      const column = columns[i] as ExportColumn;
+      const column = columns[i] as ExportColumn<Row>;
       if (i > 0) line += options.delimiter;
       line += field(column, column.value(row), options, decimalComma);
     }

@@ -19,12 +19,13 @@ export type ColumnKind = 'text' | 'integer' | 'decimal' | 'hours' | 'day' | 'clo
 
 export type CellValue = string | number | boolean | null;
 
-export interface ExportColumn {
+/** A column of rows of type `Row` (an entry by default; a report's line for the report's own table). */
+export interface ExportColumn<Row = EntryRow> {
   readonly header: string;
   readonly kind: ColumnKind;
   /** Characters, a width for spreadsheet columns. */
   readonly width: number;
-  value(row: EntryRow): CellValue;
+  value(row: Row): CellValue;
 }
 
 const TEXTS = {

@@ -97,7 +97,7 @@ function sheetNameOf(name: string, number: number): string {
   return xmlText(base.slice(0, 31 - suffix.length) + suffix);
 }
 
-function sheetStart(columns: readonly ExportColumn[], letters: readonly string[]): string {
+function sheetStart(columns: readonly ExportColumn<never>[], letters: readonly string[]): string {
   const widths = columns.map((column, i) => `<col min="${i + 1}" max="${i + 1}" width="${column.width}" customWidth="1"/>`).join('');
   const header = columns.map((column, i) => inlineString(`${letters[i]}1`, column.header, 1)).join('');
   return `${XML_DECLARATION}<worksheet xmlns="${MAIN_NS}"><sheetViews><sheetView workbookViewId="0">`
@@ -135,7 +135,7 @@ function packageParts(sheetName: string, sheets: number): Array<[string, string]
  * the zip; resolves with the number of entries written, once every byte went to `out`. Does not
  * end `out`. Rejects when `out` fails or closes first.
  */
-export async function writeXlsx(rows: AsyncIterable<EntryRow>, columns: readonly ExportColumn[], out: Writable,
+export async function writeXlsx<Row = EntryRow>(rows: AsyncIterable<Row> | Iterable<Row>, columns: readonly ExportColumn<Row>[], out: Writable,
   options: XlsxOptions, onRow?: (written: number) => void): Promise<number> {
   const perSheet = Math.max(1, Math.min(MAX_ENTRIES_PER_SHEET, Math.trunc(options.rowsPerSheet ?? MAX_ENTRIES_PER_SHEET)));
   const encoder = new TextEncoder();
@@ -175,7 +175,7 @@ export async function writeXlsx(rows: AsyncIterable<EntryRow>, columns: readonly
     rowNumber++;
     let xml = `<row r="${rowNumber}">`;
     for (let i = 0; i < columns.length; i++) {
-      const column = columns[i] as ExportColumn;
+      const column = columns[i] as ExportColumn<Row>;
       xml += cellXml(`${letters[i]}${rowNumber}`, column.kind, column.value(row));
     }
     chunk += `${xml}</row>`;

@@ -1,11 +1,14 @@
 // Downloads of a filtered entry list as CSV (`;` or `,`) or XLSX: the reports module's export
 // (service/reports/export-entries.ts) streamed into the answer, in the caller's scope (an
 // administrator the whole account, a standard user their own entries), headed in the page's
-// language. The links offer the three files beside a list or report.
+// language; or a report's own table (service/reports/report-export.ts). The links offer the three
+// files beside a list or report.
 import { PassThrough } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { EXPORT_MEDIA_TYPES, exportEntries, exportFileName } from '../reports/export-entries.js';
 import type { ExportFormat } from '../reports/export-entries.js';
+import { exportReport, reportFileName } from '../reports/report-export.js';
+import type { Report } from '../reports/report-query.js';
 import { loadReportAccount, scopeOf } from '../reports/report-scope.js';
 import type { EntryFilter, ReportDatabase } from '../reports/report-scope.js';
 import type { Caller } from '../timetracking/caller.js';
@@ -18,14 +21,17 @@ const FILES: ReadonlyArray<readonly [ExportFormat, ';' | ',' | undefined, string
   ['csv', ';', 'CSV (;)'], ['csv', ',', 'CSV (,)'], ['xlsx', undefined, 'Excel (XLSX)'],
 ];
 
-/** Links to the files of the list `path` answers with the filter `query` (a query string). */
-export function downloadLinks(ctx: PageContext, path: string, query: string): Html {
-  const { t } = ctx;
-  return html`<nav class="downloads" aria-label="${t.downloads}"><ul>${FILES.map(([format, delimiter, label]) => {
+/**
+ * Links to the files of the list `path` answers with the filter `query` (a query string); `names`
+ * tells two sets of links on one page apart (the navigation's label, the links' word).
+ */
+export function downloadLinks(ctx: PageContext, path: string, query: string,
+  names: { readonly nav: string; readonly file: string } = { nav: ctx.t.downloads, file: ctx.t.download }): Html {
+  return html`<nav class="downloads" aria-label="${names.nav}"><ul>${FILES.map(([format, delimiter, label]) => {
     const params = new URLSearchParams(query);
     params.set('format', format);
     if (delimiter !== undefined) params.set('delimiter', delimiter);
-    return html`<li><a class="button" href="${path}?${params.toString()}" download>${t.download}: ${label}</a></li>`;
+    return html`<li><a class="button" href="${path}?${params.toString()}" download>${names.file}: ${label}</a></li>`;
   })}</ul></nav>`;
 }
 
@@ -42,11 +48,25 @@ export async function sendExport(request: FastifyRequest, reply: FastifyReply, d
   file: { format: ExportFormat; delimiter: ';' | ',' }): Promise<FastifyReply> {
   const language = request.page.lang;
   const account = await loadReportAccount(database.db, caller.accountId);
+  return streamFile(request, reply, file.format, exportFileName(filter, file.format, language),
+    (body) => exportEntries(database, scopeOf(caller), filter, account, body, { format: file.format, delimiter: file.delimiter, language }));
+}
+
+/** Sends a report's own table (built by the caller, in the caller's scope) as a file. */
+export function sendReportFile(request: FastifyRequest, reply: FastifyReply, report: Report, filter: EntryFilter,
+  file: { format: ExportFormat; delimiter: ';' | ',' }): Promise<FastifyReply> {
+  const language = request.page.lang;
+  return streamFile(request, reply, file.format, reportFileName(filter, report, file.format, language),
+    (body) => exportReport(report, body, { format: file.format, delimiter: file.delimiter, language }));
+}
+
+async function streamFile(request: FastifyRequest, reply: FastifyReply, format: ExportFormat, fileName: string,
+  write: (body: PassThrough) => Promise<unknown>): Promise<FastifyReply> {
   const body = new PassThrough();
-  void reply.code(200).header('content-type', EXPORT_MEDIA_TYPES[file.format]).header('cache-control', 'no-store')
-    .header('content-disposition', `attachment; filename="${exportFileName(filter, file.format, language)}"`).send(body);
+  void reply.code(200).header('content-type', EXPORT_MEDIA_TYPES[format]).header('cache-control', 'no-store')
+    .header('content-disposition', `attachment; filename="${fileName}"`).send(body);
   try {
-    await exportEntries(database, scopeOf(caller), filter, account, body, { format: file.format, delimiter: file.delimiter, language });
+    await write(body);
     body.end();
   } catch (error) {
     request.log.error({ err: error }, 'export failed');

@@ -1,13 +1,15 @@
 // The team's entries for administrators: filtered by employee, client, project, task, date range
 // and billable (the reports module's entry list: finished entries, the same ones its exports
-// write), with their total and the CSV and XLSX downloads; and locking or unlocking every entry
+// write), a page of 500 at a time with links to the next and previous pages, with the page's total
+// and the CSV and XLSX downloads of all of them; and locking or unlocking every entry
 // up to a date (locked entries cannot be changed by standard users, in the pages or the API).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { listEntries } from '../../reports/entry-query.js';
 import { loadReportAccount, scopeOf } from '../../reports/report-scope.js';
 import { durationString } from '../../timetracking/sets/time-entries.js';
 import { addDays, instantOf, isDate, wallClock } from '../clock.js';
 import { downloadLinks, exportFormatOf, sendExport } from '../downloads.js';
+import { pageLinks, pageOfEntries, positionOf } from '../entry-paging.js';
+import type { ListPage } from '../entry-paging.js';
 import { filterFields, filterFormOf, filterOf, filterQuery, withDefaultRange } from '../entry-filters.js';
 import { formText } from '../form-values.js';
 import { html } from '../html.js';
@@ -17,8 +19,7 @@ import type { WebDependencies } from '../plugin.js';
 import { sendPage } from '../plugin.js';
 import { adminPage, administrator } from './admin.js';
 
-/** Most entries one page lists. */
-const LIMIT = 500;
+import { LIMIT } from '../entry-paging.js';
 
 export function registerEntryPages(admin: FastifyInstance, deps: WebDependencies): void {
   const { administration, reports } = deps;
@@ -30,8 +31,10 @@ export function registerEntryPages(admin: FastifyInstance, deps: WebDependencies
     const form = withDefaultRange(filterFormOf(request.query), wallClock(Date.now(), timeZone).date);
     const parsed = filterOf(form, ctx);
     const errors = 'errors' in parsed ? parsed.errors : {};
+    const position = positionOf(request.query);
     const [account, fields] = await Promise.all([loadReportAccount(reports.db, caller.accountId), filterFields(ctx, administration, caller, form, errors)]);
-    const found = 'filter' in parsed ? await listEntries(reports, scopeOf(caller), parsed.filter, account, { limit: LIMIT }) : { rows: [], next: null };
+    const found: ListPage = 'filter' in parsed && position !== undefined
+      ? await pageOfEntries(reports, scopeOf(caller), parsed.filter, account, position) : { rows: [], previous: null, next: null };
     const labels = account.customLabels.timeEntry.flatMap((label, slot) => (label === null ? [] : [[slot, label] as const]));
     const total = found.rows.reduce((sum, row) => sum + row.seconds, 0);
     const time = (ms: number) => wallClock(ms, timeZone).time;
@@ -42,7 +45,8 @@ export function registerEntryPages(admin: FastifyInstance, deps: WebDependencies
       </form>
       ${'filter' in parsed ? downloadLinks(ctx, '/admin/entries/export', filterQuery(form)) : ''}
       <p class="week-total" data-count="${found.rows.length}">${fill(t.entryCount, { count: String(found.rows.length), total: '' })}<strong data-total="entries">${durationString(total)}</strong></p>
-      ${found.next === null ? '' : html`<p class="notice">${fill(t.listCut, { count: String(LIMIT) })}</p>`}
+      ${found.next === null && found.previous === null ? '' : html`<p class="notice">${fill(t.listCut, { count: String(LIMIT) })}</p>`}
+      ${pageLinks(ctx, form, found)}
       <div class="scroll" role="region" aria-label="${t.entriesOfTeam}" tabindex="0"><table class="list entries-table">
         <caption class="visually-hidden">${t.entriesOfTeam}</caption>
         <thead><tr><th scope="col">${t.date}</th><th scope="col">${t.time}</th><th scope="col">${t.user}</th><th scope="col">${t.project}</th><th scope="col">${t.task}</th><th scope="col">${t.comment}</th>${labels.map(([, label]) => html`<th scope="col">${label}</th>`)}<th scope="col">${t.duration}</th><th scope="col">${t.billable}</th><th scope="col">${t.locked}</th></tr></thead>
@@ -59,8 +63,8 @@ export function registerEntryPages(admin: FastifyInstance, deps: WebDependencies
           ${field('f-until', t.lockUntil, html`<input id="f-until" name="until" type="date" required${options.lockError === undefined ? '' : html` aria-invalid="true" aria-describedby="f-until-error"`}>`, options.lockError)}
           <div class="actions"><button type="submit" name="action" value="lock" class="primary">${t.lock}</button><button type="submit" name="action" value="unlock">${t.unlock}</button></div>
         </form>
-      </section>`, { notice: options.notice, error: 'malformed' in parsed && parsed.malformed ? t.invalidFilter : undefined });
-    return { status: 'filter' in parsed ? 200 : parsed.malformed ? 400 : 422, document };
+      </section>`, { notice: options.notice, error: position === undefined ? t.invalidPage : 'malformed' in parsed && parsed.malformed ? t.invalidFilter : undefined });
+    return { status: position === undefined ? 400 : 'filter' in parsed ? 200 : parsed.malformed ? 400 : 422, document };
   }
 
   admin.get('/entries', async (request, reply) => {

@@ -1,15 +1,16 @@
 // Reports for everyone signed in: hours by project, client, employee or task, per week, per month
 // or over the whole range, billable against non-billable, as a bar chart (SVG) with the data
-// table beside it, and the filtered entries behind the report as CSV or XLSX. Administrators see
-// the whole account, standard users their own entries (the reports module's scope); a standard
-// user who names another employee is refused (404). Every number comes from service/reports/.
+// table beside it; that table (/reports/table) and the filtered entries behind the report
+// (/reports/export) as CSV or XLSX. Administrators see the whole account, standard users their
+// own entries (the reports module's scope); a standard user who names another employee is
+// refused (404). Every number comes from service/reports/.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { REPORT_GROUPS, REPORT_PERIODS, buildReport, hoursText } from '../../reports/report-query.js';
 import type { Report, ReportGroup, ReportPeriod } from '../../reports/report-query.js';
 import { loadReportAccount, scopeOf } from '../../reports/report-scope.js';
 import type { EntryFilter } from '../../reports/report-scope.js';
 import { wallClock } from '../clock.js';
-import { downloadLinks, exportFormatOf, sendExport } from '../downloads.js';
+import { downloadLinks, exportFormatOf, sendExport, sendReportFile } from '../downloads.js';
 import { filterFields, filterFormOf, filterOf, filterQuery, withDefaultRange } from '../entry-filters.js';
 import type { FilterForm } from '../entry-filters.js';
 import { formText } from '../form-values.js';
@@ -91,11 +92,9 @@ export function registerReportPages(web: FastifyInstance, deps: WebDependencies)
     const { t } = ctx;
     const { caller, timeZone } = session;
     const query = request.query;
-    const group = (formText(query, 'group') || 'project') as ReportGroup;
-    const period = (formText(query, 'period') || 'week') as ReportPeriod;
-    if (!REPORT_GROUPS.includes(group) || !REPORT_PERIODS.includes(period)) {
-      return sendPage(reply, 400, layout(ctx, t.reports, html``, { error: t.invalidFilter }));
-    }
+    const choice = reportChoiceOf(query);
+    if (choice === undefined) return sendPage(reply, 400, layout(ctx, t.reports, html``, { error: t.invalidFilter }));
+    const { group, period } = choice;
     // First visit (no choice made yet): the recent months.
     const given = filterFormOf(query);
     const form = formText(query, 'group') === '' ? withDefaultRange(given, wallClock(Date.now(), timeZone).date) : given;
@@ -123,7 +122,8 @@ export function registerReportPages(web: FastifyInstance, deps: WebDependencies)
     const rates = report.hourlyRatesEnabled;
     const body = html`
       ${await filterForm({})}
-      ${downloadLinks(ctx, '/reports/export', filterQuery(form))}
+      ${downloadLinks(ctx, '/reports/table', filterQuery(form, { group, period }), { nav: t.reportDownloads, file: t.reportFile })}
+      ${downloadLinks(ctx, '/reports/export', filterQuery(form), { nav: t.entryDownloads, file: t.entriesFile })}
       ${report.lines.length === 0 ? html`<p class="empty">${t.noData}</p>` : html`
       <div class="report">
         <figure class="chart-box" aria-labelledby="chart-legend">
@@ -158,5 +158,28 @@ export function registerReportPages(web: FastifyInstance, deps: WebDependencies)
     if (filter === undefined) return reply;
     return sendExport(request, reply, reports, session.caller, filter, file);
   });
+
+  // The report's own table, as the page shows it (same filter, grouping, period and scope).
+  web.get('/reports/table', async (request, reply) => {
+    const session = signedIn(request, reply);
+    if (session === undefined) return reply;
+    const file = exportFormatOf(request.query);
+    const choice = reportChoiceOf(request.query);
+    if (file === undefined || choice === undefined) return sendPage(reply, 400, layout(request.page, request.page.t.reports, html``, { error: request.page.t.invalidFilter }));
+    const form = filterFormOf(request.query);
+    const filter = await scopedFilter(request, reply, session, form, async () => layout(request.page, request.page.t.reports, html``, { error: request.page.t.invalidDate }));
+    if (filter === undefined) return reply;
+    const { caller } = session;
+    const account = await loadReportAccount(reports.db, caller.accountId);
+    const report = await buildReport(reports, scopeOf(caller), filter, account, { groupBy: choice.group, period: choice.period });
+    return sendReportFile(request, reply, report, filter, file);
+  });
+}
+
+/** The grouping and period the request chooses (project and week when it names none); undefined when it names an unknown one. */
+function reportChoiceOf(query: unknown): { group: ReportGroup; period: ReportPeriod } | undefined {
+  const group = (formText(query, 'group') || 'project') as ReportGroup;
+  const period = (formText(query, 'period') || 'week') as ReportPeriod;
+  return REPORT_GROUPS.includes(group) && REPORT_PERIODS.includes(period) ? { group, period } : undefined;
 }
 
