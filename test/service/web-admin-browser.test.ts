@@ -3,8 +3,8 @@
 // sets the booking close date; the employee signs in through the link, books on that project,
 // and once the close date has moved past her entry she can no longer change it, in the page or
 // through the API; the administrator's report shows her hours, and its CSV and XLSX downloads
-// read back to the same totals. Every administration and report page: no serious or critical
-// axe-core violation, every control reachable by keyboard.
+// (the entries and the report's own table) read back to the same totals. Every administration
+// and report page: no serious or critical axe-core violation, every control reachable by keyboard.
 import { readFile } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
@@ -168,17 +168,22 @@ describe('the administration pages in headless Chromium', () => {
       const [file] = await Promise.all([admin.waitForEvent('download'), admin.getByRole('link', { name }).click()]);
       return readFile(await file.path());
     };
-    const csv = parse((await fetched(/CSV \(;\)/)).toString('utf8'), { delimiter: ';', bom: true }) as string[][];
+    const csv = parse((await fetched(/Einträge: CSV \(;\)/)).toString('utf8'), { delimiter: ';', bom: true }) as string[][];
     expect(csv.length - 1).toBe(entries.length);
     expect(csv.slice(1).reduce((sum, row) => sum + Number(row[4]), 0)).toBe(seconds);
     expect(csv.slice(1).filter((row) => row[6] === 'Lena Neu').reduce((sum, row) => sum + Number(row[4]), 0)).toBe(5 * 3600);
     const workbook = new ExcelJS.Workbook();
-    await workbook.xlsx.load((await fetched(/XLSX/)) as unknown as ArrayBuffer);
+    await workbook.xlsx.load((await fetched(/Einträge: Excel/)) as unknown as ArrayBuffer);
     let xlsxSeconds = 0;
     (workbook.worksheets[0] as ExcelJS.Worksheet).eachRow((row, n) => {
       if (n > 1) xlsxSeconds += Number(row.getCell(5).value);
     });
     expect(xlsxSeconds).toBe(seconds);
+    // The report's own table: Lena's line and the totals as the page shows them.
+    const table = parse((await fetched(/Berichtstabelle: CSV \(;\)/)).toString('utf8'), { delimiter: ';', bom: true }) as string[][];
+    expect(table.find((row) => row[0] === 'Lena Neu')?.[3]).toBe('5,00');
+    expect(table.at(-1)?.[0]).toBe('Summe');
+    expect(table.at(-1)?.[3]).toBe((seconds / 3600).toFixed(2).replace('.', ','));
     await lenaContext.close();
     await adminContext.close();
   }, 180_000);
@@ -195,6 +200,14 @@ describe('the administration pages in headless Chromium', () => {
       await page.goto(`${t.origin}${path}`);
       await checkPage(page);
     }
+    // A list longer than a page: its "Next" and "Previous" links.
+    const stamp = { account_id: t.accountId, type_id: 2, user_id: t.jana.userId, project_id: project.id, billable: 1 as const, locked: 0 as const, last_change_time: Date.UTC(2025, 0, 1), last_change_author: t.admin.userId };
+    await t.database.db.insertInto('time_entries').values(Array.from({ length: 510 }, (_, i) => ({ ...stamp, start_time: Date.UTC(2025, 0, 2) + i * 3_600_000, end_time: Date.UTC(2025, 0, 2) + i * 3_600_000 + 1_800_000 }))).execute();
+    await page.goto(`${t.origin}/admin/entries?from=2025-01-01&to=2025-01-31`);
+    await page.getByRole('link', { name: 'Nächste 500' }).click();
+    await page.waitForURL(/after=/);
+    await expect.poll(() => page.locator('tr[data-entry]').count()).toBe(10);
+    await checkPage(page);
     // A form with errors beside its fields.
     await page.goto(`${t.origin}/admin/projects/new`);
     await page.getByLabel('Name').fill('Prüfprojekt');
