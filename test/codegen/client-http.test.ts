@@ -239,12 +239,14 @@ describe('the generated client over HTTP', () => {
   it('addresses a composite key with one encoded path segment per key property (Northwind)', async () => {
     const northwind = await loadClient('test/fixtures/northwind/northwind.edmx');
     const create = northwind.createClient as CreateClient<{
-      orderDetails: { get(key: { orderId: number; productId: number }): Promise<unknown> };
+      orderDetails: { get(key: { orderId: number; productId: number }, options?: object): Promise<unknown> };
       shipments: { get(key: string): Promise<unknown> };
     }>;
     const client = create({ baseUrl });
     replies.set('GET /api/v1/order-details/10248/11', { status: 200, body: { orderId: 10248, productId: 11 } });
     await expect(client.orderDetails.get({ orderId: 10248, productId: 11 })).resolves.toEqual({ orderId: 10248, productId: 11 });
+    replies.set('GET /api/v1/order-details/10248/11:select?select=quantity', { status: 200, body: { quantity: 3 } });
+    await expect(client.orderDetails.get({ orderId: 10248, productId: 11 }, { select: 'quantity' })).resolves.toEqual({ quantity: 3 });
     replies.set('GET /api/v1/shipments/a%2Fb', { status: 200, body: { shipmentId: 'a/b' } });
     await expect(client.shipments.get('a/b')).resolves.toEqual({ shipmentId: 'a/b' });
   });
