@@ -1,7 +1,9 @@
 // `timegate admin <action>`: accounts, users and API keys, for operators. Each action prints one
 // JSON line (the new IDs and, where a key is issued, the key: shown this once, stored as a hash).
 import { parseArgs } from 'node:util';
-import { createAccount, createUser, findUserId, newKey, revokeKeys, setActive } from '../service/accounts/account-admin.js';
+import { createAccount, createUser, findUserId, listAccounts, listUsers, newKey, revokeKeys, setActive, setRole } from '../service/accounts/account-admin.js';
+import { LABELLED_ENTITIES, updateSettings } from '../service/accounts/account-settings-admin.js';
+import type { CustomLabelChange, LabelledEntity } from '../service/accounts/account-settings-admin.js';
 import { INVITATION_PATH, INVITATION_TTL_MS, createInvitation } from '../service/accounts/invitations.js';
 import { storePasswordHash } from '../service/accounts/passwords.js';
 import { DEFAULT_SERVICE_CONFIG } from '../service/config.js';
@@ -27,6 +29,14 @@ Actions:
   activate-user  --user <id>        undo deactivate-user
   new-key        --user <id>        issue one more API key for the user
   revoke-key     --user <id>        revoke every API key of the user
+  list-accounts                     every account with its settings and number of users
+  list-users     --account <id>     the account's users with role, active, password set
+  set-role       --user <id> --role admin|user   (not for the account's last active admin)
+  set-settings   --account <id> [--booking-close-date YYYY-MM-DD|none] [--time-zone Z]
+                 [--hourly-rates on|off] [--custom-label <entity>.<1-5>=<label>]...
+                 entries before the close date are closed for standard users (midnight on the
+                 account's wall clock; a new zone keeps the day); entity: ${LABELLED_ENTITIES.join(', ')};
+                 an empty label removes it
 
 Every action prints one JSON line. API keys and invitation links are shown once: only their hash
 is stored. Invitation links expire after ${INVITATION_TTL_MS / 86_400_000} days.
@@ -36,12 +46,32 @@ ${DB_HELP}
   --web-url <url>     the web interface's address, for invitation links (default ${DEFAULT_WEB_URL})
   -h, --help          show this help`;
 
-type Action = (db: DatabaseHandle['db'], values: Record<string, string | undefined>) => Promise<unknown>;
+/** `labels`: the repeatable --custom-label values. */
+type Action = (db: DatabaseHandle['db'], values: Record<string, string | undefined>, labels: readonly string[]) => Promise<unknown>;
 
 const MAX_ID = 2_147_483_647;
 
 function userOption(v: Record<string, string | undefined>): number {
   return integerOption('user', requiredOption('user', v.user), 0, 1, MAX_ID);
+}
+
+function accountOption(v: Record<string, string | undefined>): number {
+  return integerOption('account', requiredOption('account', v.account), 0, 1, MAX_ID);
+}
+
+function onOff(name: string, text: string | undefined): boolean | undefined {
+  if (text === undefined) return undefined;
+  if (text !== 'on' && text !== 'off') throw new UsageError(`--${name} must be on or off, not '${text}'`);
+  return text === 'on';
+}
+
+/** `time-entry.1=Ticket` -> a label change; `time-entry.1=` removes the label. */
+function customLabel(text: string): CustomLabelChange {
+  const match = /^([a-z-]+)\.([1-5])=(.*)$/s.exec(text);
+  if (match === null || !LABELLED_ENTITIES.includes(match[1] as LabelledEntity)) {
+    throw new UsageError(`--custom-label must look like time-entry.1=Ticket (entities: ${LABELLED_ENTITIES.join(', ')}), not '${text}'`);
+  }
+  return { entity: match[1] as LabelledEntity, slot: Number(match[2]), label: match[3] ?? '' };
 }
 
 function webUrl(v: Record<string, string | undefined>): string {
@@ -66,7 +96,7 @@ const ACTIONS: Readonly<Record<string, Action>> = {
   'create-user': async (db, v) => {
     const base = webUrl(v);
     const user = await createUser(db, {
-      accountId: integerOption('account', requiredOption('account', v.account), 0, 1, MAX_ID),
+      accountId: accountOption(v),
       email: requiredOption('email', v.email),
       firstName: requiredOption('first-name', v['first-name']),
       lastName: requiredOption('last-name', v['last-name']),
@@ -84,6 +114,26 @@ const ACTIONS: Readonly<Record<string, Action>> = {
   'activate-user': async (db, v) => ({ userId: await setActive(db, userOption(v), true), active: true }),
   'new-key': (db, v) => newKey(db, userOption(v)),
   'revoke-key': (db, v) => revokeKeys(db, userOption(v)),
+  'list-accounts': async (db) => ({ accounts: await listAccounts(db) }),
+  'list-users': async (db, v) => {
+    const accountId = accountOption(v);
+    return { accountId, users: await listUsers(db, accountId) };
+  },
+  'set-role': async (db, v) => {
+    const newRole = role(requiredOption('role', v.role));
+    return { userId: await setRole(db, userOption(v), newRole), role: newRole };
+  },
+  'set-settings': (db, v, labels) => {
+    const accountId = accountOption(v);
+    const close = v['booking-close-date'];
+    const hourlyRates = onOff('hourly-rates', v['hourly-rates']);
+    return updateSettings(db, accountId, {
+      ...(close === undefined ? {} : { bookingCloseDate: close === 'none' ? null : close }),
+      ...(v['time-zone'] === undefined ? {} : { timeZone: v['time-zone'] }),
+      ...(hourlyRates === undefined ? {} : { hourlyRates }),
+      customLabels: labels.map(customLabel),
+    });
+  },
 };
 
 function role(text: string): Role {
@@ -98,6 +148,7 @@ async function run(args: readonly string[]): Promise<number> {
     options: {
       name: text, 'admin-email': text, 'admin-first-name': text, 'admin-last-name': text, 'time-zone': text, account: text, email: text,
       'first-name': text, 'last-name': text, role: text, user: text, db: text, 'web-url': text,
+      'booking-close-date': text, 'hourly-rates': text, 'custom-label': { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -112,10 +163,10 @@ async function run(args: readonly string[]): Promise<number> {
   const action = ACTIONS[name];
   if (action === undefined) throw new UsageError(`unknown action '${name}'`);
   if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`);
-  const { help: _help, ...strings } = values;
+  const { help: _help, 'custom-label': labels = [], ...strings } = values;
   const database = await openDatabase(databaseOption(strings.db, process.env));
   try {
-    process.stdout.write(`${JSON.stringify(await action(database.db, strings))}\n`);
+    process.stdout.write(`${JSON.stringify(await action(database.db, strings, labels))}\n`);
     return 0;
   } finally {
     await database.close();

@@ -17,7 +17,8 @@ const COMMANDS: readonly CommandEntry[] = [
   { name: 'service', summary: 'run the time-tracking OData V2 service', load: async () => (await import('./service.js')).serviceCommand },
   { name: 'gateway', summary: 'run the REST/JSON gateway (OpenAPI, docs) in front of an OData V2 service', load: async () => (await import('./gateway.js')).gatewayCommand },
   { name: 'codegen', summary: 'generate types, validators, OpenAPI and a client from an OData V2 EDMX', load: async () => (await import('./codegen.js')).codegenCommand },
-  { name: 'admin', summary: 'create accounts and users, invite them to the web interface, issue and revoke API keys', load: async () => (await import('./admin.js')).adminCommand },
+  { name: 'admin', summary: 'accounts, users, roles and settings; invitations to the web interface; API keys', load: async () => (await import('./admin.js')).adminCommand },
+  { name: 'export', summary: 'write an account\'s time entries as CSV or XLSX (streamed, any size)', load: async () => (await import('./export.js')).exportCommand },
   { name: 'seed', summary: 'load a large realistic data set (benchmarks)', load: async () => (await import('./seed.js')).seedCommand },
 ];
 

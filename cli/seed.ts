@@ -6,6 +6,7 @@ import { seedEntries } from '../service/storage/bulk-seed.js';
 import { openDatabase } from '../service/storage/database.js';
 import type { Command } from './command.js';
 import { DB_HELP, databaseOption, integerOption, requiredOption } from './options.js';
+import { progressOn } from './progress.js';
 
 const USAGE = `Usage: timegate seed --entries <n> [--account <id>] [options]
 
@@ -19,12 +20,6 @@ Options:
   --account <id>      an existing account to seed into
 ${DB_HELP}
   -h, --help          show this help`;
-
-function progressBar(inserted: number, total: number): string {
-  const width = 30;
-  const done = total === 0 ? width : Math.round((inserted / total) * width);
-  return `[${'#'.repeat(done)}${'.'.repeat(width - done)}] ${inserted.toLocaleString('en')} / ${total.toLocaleString('en')}`;
-}
 
 async function run(args: readonly string[]): Promise<number> {
   const { values } = parseArgs({
@@ -50,21 +45,10 @@ async function run(args: readonly string[]): Promise<number> {
       : undefined;
     if (created !== undefined) await insertCatalogue(database.db, created.accountId, created.userId, created.userId, Date.now());
     const accountId = created?.accountId ?? integerOption('account', values.account, 0, 1, 2_147_483_647);
-    const interactive = process.stderr.isTTY === true;
-    let shownTenth = -1;
+    const progress = progressOn(process.stderr);
     const started = Date.now();
-    const result = await seedEntries(database.db, {
-      accountId,
-      entries,
-      onProgress(inserted, total) {
-        if (interactive) process.stderr.write(`\r${progressBar(inserted, total)}`);
-        else if (Math.floor((inserted / Math.max(total, 1)) * 10) > shownTenth) {
-          shownTenth = Math.floor((inserted / Math.max(total, 1)) * 10);
-          process.stderr.write(`${progressBar(inserted, total)}\n`);
-        }
-      },
-    });
-    if (interactive) process.stderr.write('\n');
+    const result = await seedEntries(database.db, { accountId, entries, onProgress: (inserted, total) => progress.update(inserted, total) });
+    progress.finish();
     process.stdout.write(`${JSON.stringify({
       accountId,
       ...(created === undefined ? {} : { adminUserId: created.userId, apiKey: created.apiKey }),

@@ -20,6 +20,12 @@ export interface DescriptionExamples {
   /** An entity of the first set by key 7: its OData address and REST path (`Projects(7)`, `/projects/7`). */
   readonly entityAddress: string;
   readonly entityPath: string;
+  /** The first set's collection and entity below the base path, for `:select` (`/projects`, `/projects/7`). */
+  readonly collectionPath: string;
+  readonly itemPath: string;
+  /** Selects of the first set's entity and of its list (`id,name`, `name`). */
+  readonly itemSelect: string;
+  readonly listSelect: string;
 }
 
 const isSingle = (nav: NavigationProperty): boolean => nav.multiplicity !== '*';
@@ -35,7 +41,9 @@ export function descriptionExamples(model: Model, restBasePath: string): Descrip
   const sets = model.entitySets;
   const pathSet = sets.find((s) => s.restPath.includes('-')) ?? sets[0];
   const firstSet = sets[0];
-  const keyOfFirst = typeOfSet(firstSet?.name)?.properties.find((p) => typeOfSet(firstSet?.name)?.key.includes(p.name));
+  const firstType = typeOfSet(firstSet?.name);
+  const keyOfFirst = firstType?.properties.find((p) => firstType.key.includes(p.name));
+  const textOfFirst = firstString(firstType) ?? firstType?.properties.find((p) => p !== keyOfFirst);
 
   // A boolean and a foreign-key-like integer of one type: `active eq true and clientId eq 7`.
   let filter: string | undefined;
@@ -93,5 +101,9 @@ export function descriptionExamples(model: Model, restBasePath: string): Descrip
     expand,
     entityAddress: `${firstSet?.name ?? 'Items'}(7)`,
     entityPath: `${restBasePath}/${firstSet?.restPath ?? 'items'}/7`,
+    collectionPath: `/${firstSet?.restPath ?? 'items'}`,
+    itemPath: `/${firstSet?.restPath ?? 'items'}/7`,
+    itemSelect: [keyOfFirst, textOfFirst].flatMap((p) => (p === undefined ? [] : [p.restName])).join(',') || 'id',
+    listSelect: (textOfFirst ?? keyOfFirst)?.restName ?? 'id',
   };
 }

@@ -82,10 +82,12 @@ function describeApi(model: Model, examples: DescriptionExamples): string {
     '',
     `- Resources are the entity sets in kebab-case (\`${examples.resourcePath}\`); properties are camelCase (${examples.propertyCasing}).`,
     '- Lists answer `{ "items": [...], "next": "<url>" | null, "total"?: n }`; follow `next` for the next page.',
+    '- Reads answer whole resources. For only some properties, read the same path plus `:select` with `select` ' +
+      `(\`GET ${examples.itemPath}:select?select=${examples.itemSelect}\`, \`GET ${examples.collectionPath}:select?select=${examples.listSelect}\`).`,
     '- Date-times are RFC 3339 in UTC (`2026-11-22T09:00:00Z`); Int64 and Decimal values are strings.',
     '- Single resources carry an `ETag`; send it back in `If-Match` to update or delete safely.',
     `- Every error is an RFC 9457 problem document (\`${PROBLEM_MEDIA_TYPE}\`).`,
-    '- Authenticate with the API key: `X-ServiceApiKey` header, `Authorization: Bearer <key>`, ' +
+    '- Authenticate with the API key: the `X-ServiceApiKey` header (the default), `Authorization: Bearer <key>`, ' +
       'HTTP Basic (key as password) or, for reads only, the `ApiKey` query parameter.',
   ].join('\n');
 }

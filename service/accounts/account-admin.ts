@@ -2,7 +2,9 @@
 // accounts, their users, and the users' API keys. Every operation is one transaction (or part of
 // the caller's, when `db` is a transaction).
 import type { Kysely, Transaction } from 'kysely';
+import { isTimeZone, wallClockZone } from '../../odata/wall-clock.js';
 import type { Database } from '../storage/schema.js';
+import { ACCESS_RIGHTS } from '../storage/schema.js';
 import { withTransaction } from '../storage/transaction.js';
 import { AccountAdminError } from './account-errors.js';
 import * as input from './account-input.js';
@@ -118,14 +120,83 @@ export async function setActive(db: Kysely<Database>, userId: number, active: bo
   });
 }
 
-/** Gives a user the role (AccessRights 10 or 20); their sessions and keys carry it from the next request. */
+/**
+ * Gives a user the role (AccessRights 10 or 20); their sessions and keys carry it from the next
+ * request. The account's last active administrator cannot be made a standard user (nobody could
+ * then manage projects or lock entries through the API or the web interface).
+ */
 export async function setRole(db: Kysely<Database>, userId: number, role: Role): Promise<number> {
   const accessRights = input.accessRights(role);
   return withTransaction(db, async (trx) => {
     const user = await findUser(trx, userId);
+    if (user.access_rights === ACCESS_RIGHTS.administrator && accessRights !== ACCESS_RIGHTS.administrator) {
+      const otherAdmin = await trx.selectFrom('users').select('id').where('account_id', '=', user.account_id)
+        .where('access_rights', '=', ACCESS_RIGHTS.administrator).where('active', '=', 1).where('id', '<>', user.id)
+        .limit(1).executeTakeFirst();
+      if (otherAdmin === undefined) {
+        throw new AccountAdminError('last-admin', `user ${user.id} is the last active administrator of account ${user.account_id}`);
+      }
+    }
     await trx.updateTable('users').set({ access_rights: accessRights, last_change_time: Date.now() }).where('id', '=', user.id).execute();
     return user.id;
   });
+}
+
+export interface AccountListing {
+  readonly accountId: number;
+  readonly name: string;
+  readonly createdAt: string;
+  readonly timeZone: string;
+  readonly currency: string;
+  readonly hourlyRates: boolean;
+  /** `YYYY-MM-DD` on the account's wall clock; null when no period is closed. */
+  readonly bookingCloseDate: string | null;
+  readonly users: number;
+  readonly activeUsers: number;
+}
+
+/** Every account with its settings and user counts, by ID. */
+export async function listAccounts(db: Kysely<Database>): Promise<readonly AccountListing[]> {
+  const rows = await db.selectFrom('accounts as a').innerJoin('account_settings as s', 's.account_id', 'a.id')
+    .select((eb) => ['a.id', 'a.name', 'a.created_at', 's.time_zone', 's.currency', 's.hourly_rates_enabled', 's.booking_close_date',
+      eb.selectFrom('users as u').select((u) => u.fn.countAll().as('n')).whereRef('u.account_id', '=', 'a.id').as('users'),
+      eb.selectFrom('users as u').select((u) => u.fn.countAll().as('n')).whereRef('u.account_id', '=', 'a.id').where('u.active', '=', 1).as('active_users')])
+    .orderBy('a.id').execute();
+  return rows.map((row) => ({
+    accountId: row.id, name: row.name, createdAt: new Date(row.created_at).toISOString(), timeZone: row.time_zone, currency: row.currency,
+    hourlyRates: row.hourly_rates_enabled === 1, bookingCloseDate: closeDateText(row.booking_close_date, row.time_zone),
+    users: Number(row.users), activeUsers: Number(row.active_users),
+  }));
+}
+
+/** The day whose midnight (on the account's wall clock) a booking close date is. */
+export function closeDateText(epochMs: number | null, timeZone: string): string | null {
+  if (epochMs === null) return null;
+  const zone = isTimeZone(timeZone) ? wallClockZone(timeZone) : wallClockZone('UTC');
+  return new Date(zone.toWallClock(epochMs)).toISOString().slice(0, 10);
+}
+
+export interface UserListing {
+  readonly userId: number;
+  readonly email: string;
+  readonly firstName: string;
+  readonly lastName: string;
+  readonly role: Role;
+  readonly active: boolean;
+  /** Whether the user has set a password for the web interface. */
+  readonly hasPassword: boolean;
+}
+
+/** The users of an account, by ID; an AccountAdminError when there is no such account. */
+export async function listUsers(db: Kysely<Database>, accountId: number): Promise<readonly UserListing[]> {
+  const account = await db.selectFrom('accounts').select('id').where('id', '=', input.positiveId('account', accountId)).executeTakeFirst();
+  if (account === undefined) throw new AccountAdminError('account-not-found', `no account ${accountId}`);
+  const rows = await db.selectFrom('users').select(['id', 'email', 'first_name', 'last_name', 'access_rights', 'active', 'password_hash'])
+    .where('account_id', '=', accountId).orderBy('id').execute();
+  return rows.map((row) => ({
+    userId: row.id, email: row.email, firstName: row.first_name, lastName: row.last_name,
+    role: row.access_rights === ACCESS_RIGHTS.administrator ? 'admin' : 'user', active: row.active === 1, hasPassword: row.password_hash !== null,
+  }));
 }
 
 export interface KeyListing {
@@ -175,8 +246,8 @@ async function insertUser(trx: Transaction<Database>, user: CreateUserInput, now
   return { userId, apiKey: await issueKey(trx, user.accountId, userId, now) };
 }
 
-async function findUser(trx: Transaction<Database>, userId: number): Promise<{ id: number; account_id: number }> {
-  const user = await trx.selectFrom('users').select(['id', 'account_id'])
+async function findUser(trx: Transaction<Database>, userId: number): Promise<{ id: number; account_id: number; access_rights: number }> {
+  const user = await trx.selectFrom('users').select(['id', 'account_id', 'access_rights'])
     .where('id', '=', input.positiveId('user', userId)).executeTakeFirst();
   if (user === undefined) throw new AccountAdminError('user-not-found', `no user ${userId}`);
   return user;

@@ -1,7 +1,7 @@
 // Errors of account administration (create account/user, issue/revoke keys). Raised to the CLI,
 // which prints the message; `code` is stable for scripts and tests.
 
-export type AccountErrorCode = 'invalid-input' | 'account-not-found' | 'user-not-found' | 'email-taken';
+export type AccountErrorCode = 'invalid-input' | 'account-not-found' | 'user-not-found' | 'email-taken' | 'last-admin';
 
 export class AccountAdminError extends Error {
   override readonly name = 'AccountAdminError';

@@ -52,3 +52,14 @@ export function positiveId(field: string, value: number): number {
   if (!Number.isSafeInteger(value) || value <= 0) throw new AccountAdminError('invalid-input', `${field} must be a positive integer`);
   return value;
 }
+
+/** A calendar day `YYYY-MM-DD` that exists (2026-02-30 does not), as its UTC midnight in ms. */
+export function day(field: string, value: string): number {
+  const text = value.trim();
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  const ms = match === null ? Number.NaN : Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
+  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== text) {
+    throw new AccountAdminError('invalid-input', `${field} must be a date YYYY-MM-DD: ${text}`);
+  }
+  return ms;
+}

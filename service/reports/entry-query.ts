@@ -117,23 +117,35 @@ type SelectedRow = Record<string, unknown> & {
   project_name: string; client_id: number | null; client_name: string | null; task_name: string | null; rate_cents: number | string | null;
 };
 
-function toEntryRow(row: SelectedRow, account: ReportAccount): EntryRow {
-  const endTime = Number(row.end_time);
-  const startTime = Number(row.start_time);
-  const seconds = Math.floor((endTime - startTime) / 1000);
-  const cents = row.rate_cents === null || !account.hourlyRatesEnabled ? null : Number(row.rate_cents);
-  const ratePerHour = cents === null ? null : `${Math.trunc(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
-  const billable = row.billable === 1;
-  const custom = {} as Record<CustomEntity, (string | null)[]>;
-  for (const [entity, alias] of CUSTOM_ALIASES) {
-    custom[entity] = SLOTS.map((n) => (row[`${alias}_custom${n}`] as string | null | undefined) ?? null);
-  }
-  return {
-    id: row.id, typeId: row.type_id, startTime, endTime, seconds,
-    userId: row.user_id, userName: `${row.first_name} ${row.last_name}`, userEmail: row.email,
-    projectId: row.project_id, projectName: row.project_name, clientId: row.client_id, clientName: row.client_name,
-    taskId: row.task_id, taskName: row.task_name, comment: row.comment, billable, locked: row.locked === 1,
-    ratePerHour, revenue: ratePerHour !== null && billable ? revenue(ratePerHour, seconds) : null, custom,
+const NO_CUSTOM_VALUES: readonly (string | null)[] = Object.freeze([null, null, null, null, null]);
+
+/** Turns selected rows into EntryRows; the custom columns read are fixed per account, so their keys are made once. */
+function rowReader(account: ReportAccount): (row: SelectedRow) => EntryRow {
+  const customKeys = CUSTOM_ALIASES.map(([entity, alias]) => [entity,
+    entity === 'timeEntry' || account.customLabels[entity].some((label) => label !== null) ? SLOTS.map((n) => `${alias}_custom${n}`) : null] as const);
+  const rates = new Map<number, string>();
+  return (row) => {
+    const endTime = Number(row.end_time);
+    const startTime = Number(row.start_time);
+    const seconds = Math.floor((endTime - startTime) / 1000);
+    let ratePerHour: string | null = null;
+    if (row.rate_cents !== null && account.hourlyRatesEnabled) {
+      const cents = Number(row.rate_cents);
+      ratePerHour = rates.get(cents) ?? `${Math.trunc(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
+      rates.set(cents, ratePerHour);
+    }
+    const billable = row.billable === 1;
+    const custom = {} as Record<CustomEntity, readonly (string | null)[]>;
+    for (const [entity, keys] of customKeys) {
+      custom[entity] = keys === null ? NO_CUSTOM_VALUES : keys.map((key) => (row[key] as string | null | undefined) ?? null);
+    }
+    return {
+      id: row.id, typeId: row.type_id, startTime, endTime, seconds,
+      userId: row.user_id, userName: `${row.first_name} ${row.last_name}`, userEmail: row.email,
+      projectId: row.project_id, projectName: row.project_name, clientId: row.client_id, clientName: row.client_name,
+      taskId: row.task_id, taskName: row.task_name, comment: row.comment, billable, locked: row.locked === 1,
+      ratePerHour, revenue: ratePerHour !== null && billable ? revenue(ratePerHour, seconds) : null, custom,
+    };
   };
 }
 
@@ -165,12 +177,13 @@ export async function listEntries(database: ReportDatabase, scope: ReportScope, 
 }
 
 async function readPage(database: ReportDatabase, scope: ReportScope, filter: EntryFilter, account: ReportAccount,
-  options: EntryPageOptions): Promise<EntryPage> {
+  options: EntryPageOptions & { readonly reader?: (row: SelectedRow) => EntryRow }): Promise<EntryPage> {
   const { limit } = options;
   const order = options.order ?? 'asc';
   const query = afterCursor(scopedEntries(database, scope, filter, account), options.after, order);
   const rows = await selectRow(query, account).orderBy('e.start_time', order).orderBy('e.id', order).limit(limit + 1).execute();
-  const page = rows.slice(0, limit).map((row) => toEntryRow(row as SelectedRow, account));
+  const read = options.reader ?? rowReader(account);
+  const page = rows.slice(0, limit).map((row) => read(row as SelectedRow));
   const last = page.at(-1);
   return { rows: page, next: rows.length > limit && last !== undefined ? { startTime: last.startTime, id: last.id } : null };
 }
@@ -189,8 +202,9 @@ export async function countEntries(database: ReportDatabase, scope: ReportScope,
 export async function* iterateEntries(database: ReportDatabase, scope: ReportScope, filter: EntryFilter, account: ReportAccount,
   batchSize = 2000): AsyncGenerator<EntryRow> {
   let after: EntryCursor | undefined;
+  const reader = rowReader(account);
   for (;;) {
-    const page = await readPage(database, scope, filter, account, { limit: Math.max(1, Math.trunc(batchSize)), order: 'asc', ...(after === undefined ? {} : { after }) });
+    const page = await readPage(database, scope, filter, account, { reader, limit: Math.max(1, Math.trunc(batchSize)), order: 'asc', ...(after === undefined ? {} : { after }) });
     yield* page.rows;
     if (page.next === null) return;
     after = page.next;

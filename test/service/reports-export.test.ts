@@ -9,7 +9,10 @@ import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../service/accounts/account-admin.js';
 import { insertCatalogue, seedDemoAccount } from '../../service/accounts/demo-seed.js';
+import { iterateEntries } from '../../service/reports/entry-query.js';
+import { exportColumns } from '../../service/reports/export-columns.js';
 import { exportEntries, exportFileName } from '../../service/reports/export-entries.js';
+import { writeXlsx } from '../../service/reports/xlsx-writer.js';
 import type { ExportOptions } from '../../service/reports/export-entries.js';
 import { buildReport } from '../../service/reports/report-query.js';
 import { loadReportAccount, scopeOf, wholeAccount } from '../../service/reports/report-scope.js';
@@ -144,6 +147,23 @@ describe.each(testDatabases)('exports on $name', (kind) => {
     expect(revenueCents).toBe(Math.round(Number(report.total.revenue) * 100));
     for (const hostile of HOSTILE.slice(0, 4)) expect(comments.get(hostile)).toBe(ExcelJS.ValueType.String);
     expect(comments.get(AWKWARD)).toBe(ExcelJS.ValueType.String);
+  });
+
+  it('continues on a further sheet when a sheet is full', async () => {
+    const filter = { from: '2026-06-01', to: '2026-06-30' };
+    const out = new PassThrough();
+    const chunks: Buffer[] = [];
+    out.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const columns = exportColumns(account, 'de');
+    const written = await writeXlsx(iterateEntries(database, wholeAccount(accountId), filter, account), columns, out, { sheetName: 'Zeiteinträge', rowsPerSheet: 200 });
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(Buffer.concat(chunks) as unknown as ArrayBuffer);
+    const sheets = workbook.worksheets;
+    expect(written).toBeGreaterThan(400);
+    expect(sheets.length).toBe(Math.ceil(written / 200));
+    expect(sheets.map((sheet) => sheet.name).slice(0, 3)).toEqual(['Zeiteinträge', 'Zeiteinträge (2)', 'Zeiteinträge (3)']);
+    expect(sheets.reduce((sum, sheet) => sum + sheet.rowCount - 1, 0)).toBe(written);
+    for (const sheet of sheets) expect(sheet.getRow(1).getCell(1).value).toBe('ID');
   });
 
   it('exports only the standard user\'s own entries', async () => {
