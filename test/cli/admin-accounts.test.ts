@@ -37,7 +37,7 @@ describe.each(testDatabases)('timegate admin accounts and settings on $name', (k
     other = await admin('create-account', '--name', 'Andere AG', '--admin-email', 'boss@andere.example', '--time-zone', 'UTC') as typeof other;
     employee = (await admin('create-user', '--account', String(acme.accountId), '--email', 'max@acme.example', '--first-name', 'Max',
       '--last-name', 'Muster', '--role', 'user')).userId as number;
-  }, 60_000);
+  }, 120_000);
   afterAll(() => place?.dispose());
 
   it('lists every account with its settings and users, and each account\'s users only', async () => {
@@ -53,7 +53,7 @@ describe.each(testDatabases)('timegate admin accounts and settings on $name', (k
       { userId: employee, email: 'max@acme.example', firstName: 'Max', lastName: 'Muster', role: 'user', active: true, hasPassword: false },
     ]);
     expect((await usersOf(other.accountId)).map((user) => user.email)).toEqual(['boss@andere.example']);
-  }, 60_000);
+  }, 120_000);
 
   it('changes roles, but never demotes the last active administrator', async () => {
     expect(await admin('set-role', '--user', String(employee), '--role', 'admin')).toEqual({ userId: employee, role: 'admin' });
@@ -75,7 +75,7 @@ describe.each(testDatabases)('timegate admin accounts and settings on $name', (k
     expect(await refused(1, 'set-role', '--user', '999999', '--role', 'user')).toContain('no user 999999');
     expect(await refused(1, 'deactivate-user', '--user', '999999')).toContain('no user 999999');
     expect(await refused(2, 'activate-user', '--user', '0')).toContain('--user must be a whole number from 1');
-  }, 60_000);
+  }, 120_000);
 
   it('sets the booking close date, the zone, hourly rates and custom-field labels', async () => {
     const account = String(acme.accountId);
@@ -102,7 +102,7 @@ describe.each(testDatabases)('timegate admin accounts and settings on $name', (k
     // The other account is untouched.
     expect((await admin('list-accounts') as { accounts: Array<Record<string, unknown>> }).accounts[1])
       .toMatchObject({ accountId: other.accountId, timeZone: 'UTC', hourlyRates: true, bookingCloseDate: null });
-  }, 60_000);
+  }, 120_000);
 
   it('refuses unknown accounts, bad dates, bad zones and empty changes in one line', async () => {
     const account = String(acme.accountId);
@@ -122,5 +122,5 @@ describe.each(testDatabases)('timegate admin accounts and settings on $name', (k
     // Nothing of the refused changes was stored.
     expect((await admin('list-accounts') as { accounts: Array<Record<string, unknown>> }).accounts[0])
       .toMatchObject({ timeZone: 'America/New_York', bookingCloseDate: null, hourlyRates: true });
-  }, 60_000);
+  }, 120_000);
 });
