@@ -1,44 +1,58 @@
-// `timegate codegen --edmx <file|url> --out <dir> [--check]`
+// `timegate codegen --edmx <file|url> --out <dir> [--check] [--lenient]`
 import { parseArgs } from 'node:util';
-import { readEdmx } from '../codegen/edmx-reader.js';
+import { readEdmxWithWarnings } from '../codegen/edmx-reader.js';
 import { loadEdmxSource } from '../codegen/edmx-source.js';
 import { UsageError, type Command } from './command.js';
 
-const USAGE = `Usage: timegate codegen --edmx <file or http(s) $metadata URL> --out <dir> [--check]
+const USAGE = `Usage: timegate codegen --edmx <file or http(s) $metadata URL> --out <dir> [--check] [--lenient]
 
 Reads an OData V2 EDMX and writes model.ts, types.ts, validators, openapi.json and client.ts to <dir>.
+Every problem of the EDMX is reported at once; with --lenient, what is not supported (OData V3/V4
+elements, SAP quirks) is skipped or mapped, one warning each on stderr, and the rest generated.
 
 Options:
   --edmx <source>  EDMX file, or the $metadata URL of a running OData V2 service
   --out <dir>      output directory (created when missing)
   --check          write nothing; list stale, missing and extra files and exit 1 if any
+  --lenient        skip or map unsupported constructs with a warning each instead of failing
   -h, --help       show this help`;
 
-function options(args: readonly string[]): { edmx: string; out: string; check: boolean; help: boolean } {
+interface CodegenOptions {
+  readonly edmx: string;
+  readonly out: string;
+  readonly check: boolean;
+  readonly lenient: boolean;
+  readonly help: boolean;
+}
+
+function options(args: readonly string[]): CodegenOptions {
   const { values } = parseArgs({
     args: [...args],
     options: {
       edmx: { type: 'string' },
       out: { type: 'string' },
       check: { type: 'boolean', default: false },
+      lenient: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
     allowPositionals: false,
   });
-  if (values.help) return { edmx: '', out: '', check: false, help: true };
+  if (values.help) return { edmx: '', out: '', check: false, lenient: false, help: true };
   if (!values.edmx) throw new UsageError('missing --edmx <file or URL>');
   if (!values.out) throw new UsageError('missing --out <dir>');
-  return { edmx: values.edmx, out: values.out, check: values.check, help: false };
+  return { edmx: values.edmx, out: values.out, check: values.check, lenient: values.lenient, help: false };
 }
 
 async function run(args: readonly string[]): Promise<number> {
-  const { edmx, out, check, help } = options(args);
+  const { edmx, out, check, lenient, help } = options(args);
   if (help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const model = readEdmx(await loadEdmxSource(edmx));
+  const { model, warnings } = readEdmxWithWarnings(await loadEdmxSource(edmx), { lenient });
+  for (const warning of warnings) process.stderr.write(`timegate codegen: warning: ${warning}\n`);
+  if (warnings.length > 0) process.stderr.write(`timegate codegen: ${warnings.length} construct(s) skipped or mapped (--lenient)\n`);
   // The emitters pull in ts-morph and ajv: loaded only once there is a model to emit, so that
   // --help and every refusal of a bad EDMX answer quickly.
   const { emitContextFor, generate } = await import('../codegen/generate.js');

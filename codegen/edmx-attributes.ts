@@ -1,6 +1,7 @@
 // Typed, strict reading of one EDMX element's attributes. Every refusal names the element
 // (`where`) and the attribute, so a user can find the line to fix.
 import type { Annotations } from '../odata/model.js';
+import type { ReadProblems } from './edmx-problems.js';
 import { EdmxError } from './errors.js';
 import { XMLNS_URI, type XmlAttribute, type XmlElement } from './xml-tree.js';
 
@@ -132,19 +133,27 @@ function parseBoolean(value: string | undefined, name: string, fallback: boolean
   throw new EdmxError('EDMX_BOOLEAN', `${where}: ${name}="${value}" must be lowercase true or false`);
 }
 
-/** Children in an EDM namespace; Documentation and foreign (annotation) elements are skipped. */
-export function edmChildren(element: XmlElement, where: string, allowed: readonly string[]): XmlElement[] {
+/**
+ * Children in an EDM namespace; Documentation and foreign (annotation) elements are skipped. Any
+ * other is refused, or, given `problems`, recorded as a problem and skipped.
+ */
+export function edmChildren(element: XmlElement, where: string, allowed: readonly string[], problems?: ReadProblems): XmlElement[] {
   const result: XmlElement[] = [];
+  const unsupported = (child: XmlElement): void => {
+    const error = new EdmxError('EDMX_UNSUPPORTED', `${where}: element <${child.qname}> is not supported here`);
+    if (problems === undefined) throw error;
+    const name = child.attributes.find((a) => a.ns === undefined && a.local === 'Name')?.value;
+    problems.problem(error, `skipped <${child.qname}${name === undefined ? '' : ` Name="${name}"`}> in ${where}`);
+  };
   for (const child of element.children) {
     if (child.ns === undefined || !EDM_URIS.includes(child.ns)) {
-      if (child.ns === element.ns) {
-        throw new EdmxError('EDMX_UNSUPPORTED', `${where}: element <${child.qname}> is not supported here`);
-      }
+      if (child.ns === element.ns) unsupported(child);
       continue;
     }
     if (child.local === 'Documentation') continue;
     if (!allowed.includes(child.local)) {
-      throw new EdmxError('EDMX_UNSUPPORTED', `${where}: element <${child.qname}> is not supported here`);
+      unsupported(child);
+      continue;
     }
     result.push(child);
   }

@@ -26,6 +26,7 @@ import {
 } from './edmx-attributes.js';
 import { readParameter, readProperty } from './edmx-properties.js';
 import { checkUnique, validateModel } from './edmx-validate.js';
+import { ReadProblems, pruneDangling } from './edmx-problems.js';
 import { EdmxError } from './errors.js';
 import { toKebabCase, toRestName, toRestPath } from './naming.js';
 import { parseXml, type XmlElement } from './xml-tree.js';
@@ -37,32 +38,59 @@ interface Schema {
   readonly element: XmlElement;
 }
 
-/** Parses and checks an EDMX document; throws EdmxError naming the first problem found. */
+export interface ReadOptions {
+  /** Skip or map what is not supported, one warning each, instead of failing (codegen --lenient). */
+  readonly lenient?: boolean;
+}
+
+export interface EdmxReading {
+  readonly model: Model;
+  /** Lenient reading: one line per construct skipped or mapped. */
+  readonly warnings: readonly string[];
+}
+
+/** Parses and checks an EDMX document; throws EdmxError naming every problem found. */
 export function readEdmx(xml: string): Model {
+  return readEdmxWithWarnings(xml).model;
+}
+
+/**
+ * Parses and checks an EDMX document. Strict (the default): throws EdmxError naming every problem
+ * found. Lenient: skips or maps what it does not support and says so in `warnings`; throws only
+ * when no model is left to speak of (not EDMX at all, no container, name clashes).
+ */
+export function readEdmxWithWarnings(xml: string, options: ReadOptions = {}): EdmxReading {
+  const problems = new ReadProblems(options.lenient === true);
   const root = parseXml(xml);
   const { dataServices, dataServiceVersion } = readEnvelope(root);
-  const schemas = readSchemas(dataServices);
+  const schemas = readSchemas(dataServices, problems);
   const namespaces = new AnnotationNamespaces();
+  const read = <T>(construct: (element: XmlElement) => string, reader: (element: XmlElement) => T) =>
+    (element: XmlElement): T[] => {
+      const value = problems.attempt(construct(element), () => reader(element));
+      return value === undefined ? [] : [value];
+    };
+  const named = (kind: string, schema?: Schema) => (element: XmlElement): string => {
+    const name = element.attributes.find((a) => a.ns === undefined && a.local === 'Name')?.value ?? '(no Name)';
+    return `${kind} ${schema === undefined ? '' : `${schema.namespace}.`}${name}`;
+  };
 
-  const members = (local: string): { schema: Schema; element: XmlElement }[] =>
-    schemas.flatMap((schema) =>
-      edmChildren(schema.element, `Schema ${schema.namespace}`, ['EntityType', 'ComplexType', 'Association', 'EntityContainer'])
-        .filter((element) => element.local === local)
-        .map((element) => ({ schema, element })),
-    );
+  const schemaMembers = schemas.flatMap((schema) =>
+    edmChildren(schema.element, `Schema ${schema.namespace}`, ['EntityType', 'ComplexType', 'Association', 'EntityContainer'], problems)
+      .map((element) => ({ schema, element })));
+  const members = (local: string): { schema: Schema; element: XmlElement }[] => schemaMembers.filter(({ element }) => element.local === local);
 
-  const associations = members('Association').map(({ schema, element }) => readAssociation(element, schema.namespace, namespaces));
+  const associations = members('Association').flatMap(({ schema, element }) =>
+    read(named('Association', schema), (e) => readAssociation(e, schema.namespace, namespaces, problems))(element));
   // Navigation properties are resolved through this map, so duplicates must be caught first.
   checkUnique(associations.map((a) => a.fullName), (name) => `Association ${name}`);
   const byFullName = new Map(associations.map((a) => [a.fullName, a]));
-  const entityTypes = members('EntityType').map(({ schema, element }) => readEntityType(element, schema.namespace, byFullName, namespaces));
-  const complexTypes = members('ComplexType').map(({ schema, element }) => readComplexType(element, schema.namespace, namespaces));
+  const entityTypes = members('EntityType').flatMap(({ schema, element }) =>
+    read(named('EntityType', schema), (e) => readEntityType(e, schema.namespace, byFullName, namespaces, problems))(element));
+  const complexTypes = members('ComplexType').flatMap(({ schema, element }) =>
+    read(named('ComplexType', schema), (e) => readComplexType(e, schema.namespace, namespaces, problems))(element));
 
-  const containers = members('EntityContainer');
-  const [container] = containers;
-  if (!container) throw new EdmxError('EDMX_NO_CONTAINER', 'no EntityContainer: the EDMX declares no entity sets');
-  if (containers.length > 1) throw new EdmxError('EDMX_UNSUPPORTED', 'more than one EntityContainer is not supported');
-
+  const container = chooseContainer(members('EntityContainer'), problems);
   const typeNamespaces = new Set([...entityTypes, ...complexTypes, ...associations].map((t) => t.fullName.slice(0, t.fullName.lastIndexOf('.'))));
   if (typeNamespaces.size > 1) {
     throw new EdmxError('EDMX_UNSUPPORTED', `types declared in more than one Schema (${[...typeNamespaces].join(', ')}) are not supported`);
@@ -71,10 +99,11 @@ export function readEdmx(xml: string): Model {
   const containerName = containerAttrs.identifier('Name');
   const where = `EntityContainer ${containerName}`;
   new Attributes(container.element, where).foreignBoolean(METADATA_URI, 'IsDefaultEntityContainer', 'm:IsDefaultEntityContainer', true);
-  const parts = edmChildren(container.element, where, ['EntitySet', 'AssociationSet', 'FunctionImport']);
-  const of = (local: string): XmlElement[] => parts.filter((element) => element.local === local);
+  const parts = edmChildren(container.element, where, ['EntitySet', 'AssociationSet', 'FunctionImport'], problems);
+  const of = <T>(local: string, reader: (element: XmlElement) => T): T[] =>
+    parts.filter((element) => element.local === local).flatMap(read(named(local), reader));
 
-  const model: Model = {
+  const readModel: Model = {
     namespace: [...typeNamespaces][0] ?? container.schema.namespace,
     containerNamespace: container.schema.namespace,
     containerName,
@@ -82,13 +111,37 @@ export function readEdmx(xml: string): Model {
     entityTypes,
     complexTypes,
     associations,
-    entitySets: of('EntitySet').map((element) => readEntitySet(element, namespaces)),
-    associationSets: of('AssociationSet').map((element) => readAssociationSet(element, namespaces)),
-    functionImports: of('FunctionImport').map((element) => readFunctionImport(element, namespaces)),
+    entitySets: of('EntitySet', (element) => readEntitySet(element, namespaces)),
+    associationSets: of('AssociationSet', (element) => readAssociationSet(element, namespaces, problems)),
+    functionImports: of('FunctionImport', (element) => readFunctionImport(element, namespaces, problems)),
     annotationNamespaces: namespaces.byPrefix,
   };
+  // Strict: what is wrong so far is reported at once; cross-references are checked on a model
+  // whose constructs all read (a skipped one would make others dangle).
+  problems.throwIfAny();
+  const model = problems.lenient ? pruneDangling(readModel, problems) : readModel;
   validateModel(model);
-  return model;
+  return { model, warnings: problems.warnings };
+}
+
+/**
+ * The one EntityContainer. Lenient: of several, the default one (m:IsDefaultEntityContainer),
+ * else the first; the others are skipped.
+ */
+function chooseContainer(containers: readonly { schema: Schema; element: XmlElement }[], problems: ReadProblems): { schema: Schema; element: XmlElement } {
+  const [first] = containers;
+  if (!first) throw new EdmxError('EDMX_NO_CONTAINER', 'no EntityContainer: the EDMX declares no entity sets');
+  if (containers.length === 1) return first;
+  const chosen = containers.find(({ element }) => element.attributes.some((a) => a.ns === METADATA_URI && a.local === 'IsDefaultEntityContainer' && a.value === 'true')) ?? first;
+  const nameOf = (element: XmlElement) => element.attributes.find((a) => a.ns === undefined && a.local === 'Name')?.value ?? '(no Name)';
+  for (const other of containers) {
+    if (other === chosen) continue;
+    problems.problem(
+      new EdmxError('EDMX_UNSUPPORTED', 'more than one EntityContainer is not supported'),
+      `skipped EntityContainer ${nameOf(other.element)} (generating ${nameOf(chosen.element)})`,
+    );
+  }
+  return chosen;
 }
 
 function readEnvelope(root: XmlElement): { dataServices: XmlElement; dataServiceVersion: string } {
@@ -109,7 +162,7 @@ function readEnvelope(root: XmlElement): { dataServices: XmlElement; dataService
   return { dataServices, dataServiceVersion };
 }
 
-function readSchemas(dataServices: XmlElement): Schema[] {
+function readSchemas(dataServices: XmlElement, problems: ReadProblems): Schema[] {
   const schemas: Schema[] = [];
   for (const element of dataServices.children) {
     if (element.local !== 'Schema') {
@@ -122,7 +175,10 @@ function readSchemas(dataServices: XmlElement): Schema[] {
       throw new EdmxError('EDMX_NAMESPACE', `Schema in namespace ${element.ns ?? '(none)'}: expected one of ${EDM_URIS.join(', ')}`);
     }
     const attrs = new Attributes(element, 'Schema');
-    attrs.refuse(['Alias']);
+    // Names are read in full, so an alias is never needed; lenient reading ignores it.
+    if (attrs.get('Alias') !== undefined) {
+      problems.problem(new EdmxError('EDMX_ALIAS', 'Schema: attribute Alias is not supported'), `ignored Alias="${attrs.get('Alias') ?? ''}" of Schema ${attrs.get('Namespace') ?? ''}`);
+    }
     const namespace = attrs.required('Namespace');
     if (!/^[\p{L}_][\p{L}\p{Nd}_]*(\.[\p{L}_][\p{L}\p{Nd}_]*)*$/u.test(namespace)) {
       throw new EdmxError('EDMX_BAD_VALUE', `Schema: Namespace="${namespace}" is not a valid namespace name`);
@@ -133,11 +189,11 @@ function readSchemas(dataServices: XmlElement): Schema[] {
   return schemas;
 }
 
-function readAssociation(element: XmlElement, namespace: string, namespaces: AnnotationNamespaces): Association {
+function readAssociation(element: XmlElement, namespace: string, namespaces: AnnotationNamespaces, problems: ReadProblems): Association {
   const name = new Attributes(element, 'Association').identifier('Name');
   const where = `Association ${namespace}.${name}`;
   const attrs = new Attributes(element, where);
-  const children = edmChildren(element, where, ['End', 'ReferentialConstraint']);
+  const children = edmChildren(element, where, ['End', 'ReferentialConstraint'], problems);
   const ends = children.filter((child) => child.local === 'End').map((end): AssociationEnd => {
     const endAttrs = new Attributes(end, `${where} End`);
     const onDelete = edmChildren(end, `${where} End`, ['OnDelete'])[0];
@@ -192,6 +248,7 @@ function readEntityType(
   namespace: string,
   associations: ReadonlyMap<string, Association>,
   namespaces: AnnotationNamespaces,
+  problems: ReadProblems,
 ): EntityType {
   const name = new Attributes(element, 'EntityType').identifier('Name');
   const fullName = `${namespace}.${name}`;
@@ -199,29 +256,41 @@ function readEntityType(
   const attrs = new Attributes(element, where);
   attrs.refuse(['BaseType', 'OpenType']);
   if (attrs.boolean('Abstract', false)) throw new EdmxError('EDMX_UNSUPPORTED', `${where}: Abstract="true" is not supported`);
-  const children = edmChildren(element, where, ['Key', 'Property', 'NavigationProperty']);
-  const properties = children.filter((c) => c.local === 'Property').map((c) => readProperty(c, fullName, namespaces));
+  const children = edmChildren(element, where, ['Key', 'Property', 'NavigationProperty'], problems);
+  const member = (kind: string) => (c: XmlElement) => `${kind} ${fullName}/${c.attributes.find((a) => a.ns === undefined && a.local === 'Name')?.value ?? '(no Name)'}`;
+  const properties = children.filter((c) => c.local === 'Property')
+    .flatMap((c) => problems.attempt(member('Property')(c), () => readProperty(c, fullName, namespaces)) ?? []);
   const navigationProperties = children
     .filter((c) => c.local === 'NavigationProperty')
-    .map((c) => readNavigation(c, fullName, associations, namespaces));
+    .flatMap((c) => {
+      const relationship = c.attributes.find((a) => a.ns === undefined && a.local === 'Relationship')?.value ?? '';
+      if (problems.followsFailed(member('NavigationProperty')(c), `Association ${relationship}`)) return [];
+      return problems.attempt(member('NavigationProperty')(c), () => readNavigation(c, fullName, associations, namespaces)) ?? [];
+    });
   const keys = children.filter((c) => c.local === 'Key');
   const [keyElement] = keys;
   if (!keyElement) throw new EdmxError('EDMX_MISSING_KEY', `${where}: no Key element`);
   if (keys.length > 1) throw new EdmxError('EDMX_MISSING_KEY', `${where}: more than one Key element`);
-  const key = edmChildren(keyElement, `${where} Key`, ['PropertyRef']).map((ref) => new Attributes(ref, `${where} Key PropertyRef`).identifier('Name'));
+  const key = edmChildren(keyElement, `${where} Key`, ['PropertyRef'], problems).map((ref) => new Attributes(ref, `${where} Key PropertyRef`).identifier('Name'));
   if (key.length === 0) throw new EdmxError('EDMX_MISSING_KEY', `${where}: Key has no PropertyRef`);
   for (const [index, keyName] of key.entries()) {
     if (key.indexOf(keyName) !== index) throw new EdmxError('EDMX_DUPLICATE_NAME', `${where}: key property ${keyName} is listed twice`);
     const property = properties.find((p) => p.name === keyName);
     if (!property) throw new EdmxError('EDMX_KEY_PROPERTY', `${where}: key property ${keyName} is not a declared Property`);
     if (!isEdmPrimitiveType(property.type)) throw new EdmxError('EDMX_KEY_PROPERTY', `${where}: key property ${keyName} must have a primitive type`);
-    if (property.nullable) throw new EdmxError('EDMX_KEY_PROPERTY', `${where}: key property ${keyName} must be Nullable="false"`);
+    if (property.nullable) {
+      // SAP services leave Nullable out of keys: a key is never null, whatever the document says.
+      problems.problem(
+        new EdmxError('EDMX_KEY_PROPERTY', `${where}: key property ${keyName} must be Nullable="false"`),
+        `read key property ${fullName}/${keyName} as Nullable="false"`,
+      );
+    }
   }
   return {
     name,
     fullName,
     key,
-    properties,
+    properties: properties.map((property) => (key.includes(property.name) && property.nullable ? { ...property, nullable: false } : property)),
     navigationProperties,
     hasStream: attrs.foreignBoolean(METADATA_URI, 'HasStream', 'm:HasStream', false),
     annotations: attrs.annotations(namespaces),
@@ -263,13 +332,14 @@ function readNavigation(
   };
 }
 
-function readComplexType(element: XmlElement, namespace: string, namespaces: AnnotationNamespaces): ComplexType {
+function readComplexType(element: XmlElement, namespace: string, namespaces: AnnotationNamespaces, problems: ReadProblems): ComplexType {
   const name = new Attributes(element, 'ComplexType').identifier('Name');
   const fullName = `${namespace}.${name}`;
   const where = `ComplexType ${fullName}`;
   const attrs = new Attributes(element, where);
   attrs.refuse(['BaseType']);
-  const properties = edmChildren(element, where, ['Property']).map((c) => readProperty(c, fullName, namespaces));
+  const properties = edmChildren(element, where, ['Property'], problems).flatMap((c) =>
+    problems.attempt(`Property ${fullName}/${c.attributes.find((a) => a.ns === undefined && a.local === 'Name')?.value ?? '(no Name)'}`, () => readProperty(c, fullName, namespaces)) ?? []);
   return { name, fullName, properties, annotations: attrs.annotations(namespaces) };
 }
 
@@ -292,11 +362,11 @@ function readEntitySet(element: XmlElement, namespaces: AnnotationNamespaces): E
   };
 }
 
-function readAssociationSet(element: XmlElement, namespaces: AnnotationNamespaces): AssociationSet {
+function readAssociationSet(element: XmlElement, namespaces: AnnotationNamespaces, problems: ReadProblems): AssociationSet {
   const name = new Attributes(element, 'AssociationSet').identifier('Name');
   const where = `AssociationSet ${name}`;
   const attrs = new Attributes(element, where);
-  const ends = edmChildren(element, where, ['End']).map((end) => {
+  const ends = edmChildren(element, where, ['End'], problems).map((end) => {
     const endAttrs = new Attributes(end, `${where} End`);
     return { role: endAttrs.identifier('Role'), entitySet: endAttrs.identifier('EntitySet') };
   });
@@ -307,7 +377,7 @@ function readAssociationSet(element: XmlElement, namespaces: AnnotationNamespace
 
 const REST_OPERATION = /^(GET|POST|PUT|PATCH|DELETE) (\/[a-z0-9]+(?:-[a-z0-9]+)*(?:\/[a-z0-9]+(?:-[a-z0-9]+)*)*)$/;
 
-function readFunctionImport(element: XmlElement, namespaces: AnnotationNamespaces): FunctionImport {
+function readFunctionImport(element: XmlElement, namespaces: AnnotationNamespaces, problems: ReadProblems): FunctionImport {
   const name = new Attributes(element, 'FunctionImport').identifier('Name');
   const where = `FunctionImport ${name}`;
   const attrs = new Attributes(element, where);
@@ -334,7 +404,7 @@ function readFunctionImport(element: XmlElement, namespaces: AnnotationNamespace
     ...(returnType === undefined ? {} : { returnType }),
     ...(entitySet === undefined ? {} : { entitySet }),
     httpMethod: method,
-    parameters: edmChildren(element, where, ['Parameter']).map((p) => readParameter(p, name, namespaces)),
+    parameters: edmChildren(element, where, ['Parameter'], problems).map((p) => readParameter(p, name, namespaces)),
     annotations: attrs.annotations(namespaces),
   };
 }

@@ -77,10 +77,12 @@ function describeApi(model: Model): string {
     '',
     '- Resources are the entity sets in kebab-case (`/time-entries`); properties are camelCase (`ID` is `id`).',
     '- Lists answer `{ "items": [...], "next": "<url>" | null, "total"?: n }`; follow `next` for the next page.',
+    '- Reads answer whole resources. For only some properties, read the same path plus `:select` with `select` ' +
+      '(`GET /projects/7:select?select=id,name`, `GET /projects:select?select=name`).',
     '- Date-times are RFC 3339 in UTC (`2026-11-22T09:00:00Z`); Int64 and Decimal values are strings.',
     '- Single resources carry an `ETag`; send it back in `If-Match` to update or delete safely.',
     `- Every error is an RFC 9457 problem document (\`${PROBLEM_MEDIA_TYPE}\`).`,
-    '- Authenticate with the API key: `X-ServiceApiKey` header, `Authorization: Bearer <key>`, ' +
+    '- Authenticate with the API key: the `X-ServiceApiKey` header (the default), `Authorization: Bearer <key>`, ' +
       'HTTP Basic (key as password) or, for reads only, the `ApiKey` query parameter.',
   ].join('\n');
 }

@@ -3,12 +3,20 @@
 
 // One word per match: a plural acronym (`IDs`), an acronym not followed by a lowercase letter
 // (`HTML` in `HTMLBody`, `ID` in `ClientID`), a capitalised or lowercase word, a run of digits.
-// Digits stay with the word before them (`Custom1`, `Int64`).
-const WORD = /[A-Z]{2,}s(?![a-z])[0-9]*|[A-Z]+[0-9]*(?![a-z])|[A-Z]?[a-z]+[0-9]*|[0-9]+/g;
+// Digits stay with the word before them (`Custom1`, `Int64`). Letters are any script's, as in
+// EDMX identifiers (`Qüeries`, `Größe`): ASCII-only classes dropped the others and cut names
+// (`OrdersQüeries` became `OrdersQEries`). Letters without case (`Lo`) and marks count as lowercase.
+const UPPER = '\\p{Lu}\\p{Lt}';
+const LOWER = '\\p{Ll}\\p{Lo}\\p{Lm}\\p{M}';
+const DIGIT = '\\p{Nd}';
+const WORD = new RegExp(
+  `[${UPPER}]{2,}s(?![${LOWER}])[${DIGIT}]*|[${UPPER}]+[${DIGIT}]*(?![${LOWER}])|[${UPPER}]?[${LOWER}]+[${DIGIT}]*|[${DIGIT}]+`,
+  'gu',
+);
 
 /** Splits an EDM identifier into lowercase words: `DeletedTimeEntryIDs` -> deleted,time,entry,ids. */
 export function splitWords(name: string): string[] {
-  return (name.match(WORD) ?? []).map((word) => word.toLowerCase());
+  return (name.normalize('NFC').match(WORD) ?? []).map((word) => word.toLowerCase());
 }
 
 function capitalise(word: string): string {

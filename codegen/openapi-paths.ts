@@ -2,22 +2,21 @@
 // function-import path of the RestSurface, each operation with its parameters, body and responses.
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { EntityType, FunctionImportParameter, Model, Property, RestOperation } from '../odata/model.js';
-import type { FunctionResource, NavigationResource, ReturnShape, SetResource, RestSurface } from './rest-surface.js';
+import type { FunctionResource, NavigationResource, SetResource, RestSurface } from './rest-surface.js';
 import { BATCH_CREATE_MAX_ITEMS, selectionPathOf } from './rest-surface.js';
 import { schemaNames } from './json-schema.js';
 import { splitWords } from './naming.js';
 import type { ProblemResponseName } from './openapi-components.js';
 import {
-  ANSWER_HEADERS,
-  CACHED_READ_HEADERS,
   READ_SECURITY,
   headerRef,
-  headerRefs,
   problemResponses,
   schemaRef,
   sharedParameterRef,
 } from './openapi-components.js';
-import { functionParameterSchema, primitiveSchema, propertyParameterSchema } from './openapi-parameter-schema.js';
+import { functionParameterSchema, propertyParameterSchema } from './openapi-parameter-schema.js';
+import type { ReadShape } from './openapi-responses.js';
+import { JSON_MEDIA_TYPE, itemResponse, listResponse, returnResponse, withAnswerHeaders } from './openapi-responses.js';
 
 type Operation = OpenAPIV3_1.OperationObject;
 type Parameter = OpenAPIV3_1.ParameterObject | OpenAPIV3_1.ReferenceObject;
@@ -32,7 +31,6 @@ const ALWAYS: readonly ProblemResponseName[] = [
   'GatewayTimeout',
 ];
 
-const JSON_MEDIA_TYPE = 'application/json';
 const MERGE_PATCH_MEDIA_TYPE = 'application/merge-patch+json';
 
 export function buildPaths(model: Model, surface: RestSurface): OpenAPIV3_1.PathsObject {
@@ -62,30 +60,6 @@ export function buildPaths(model: Model, surface: RestSurface): OpenAPIV3_1.Path
   for (const fn of surface.functions) add(fn.path, fn.method.toLowerCase() as Lowercase<RestOperation['method']>, functionOperation(model, fn));
   return paths;
 }
-
-/**
- * The headers every answer carries (X-Request-Id, the rate-limit fields) on each response given
- * here; problem responses, shared in components, carry them there. A cached read's 200 and 304
- * also say what the cache did.
- */
-function withAnswerHeaders(operation: Operation, isCachedRead: boolean): Operation {
-  const responses: OpenAPIV3_1.ResponsesObject = {};
-  for (const [status, response] of Object.entries(operation.responses ?? {})) {
-    if ('$ref' in response) {
-      responses[status] = response;
-      continue;
-    }
-    const cached = isCachedRead && (status === '200' || status === '304') ? headerRefs(CACHED_READ_HEADERS) : {};
-    responses[status] = { ...response, headers: { ...response.headers, ...headerRefs(ANSWER_HEADERS), ...cached } };
-  }
-  return { ...operation, responses };
-}
-
-/**
- * What a read answers: the full entity (`full`, every property present, so generators type it
- * with required properties), or only what `select` named (`selection`, the `:select` twin).
- */
-type ReadShape = 'full' | 'selection';
 
 function listOperation(model: Model, resource: SetResource, operationId: string, shape: ReadShape): Operation {
   const selecting = shape === 'selection';
@@ -286,36 +260,6 @@ function functionOperation(model: Model, resource: FunctionResource): Operation 
       : {}),
     ...(!hasBody && fn.parameters.length > 0 ? { parameters: fn.parameters.map(functionQueryParameter) } : {}),
     responses: { ...returnResponse(resource.returns, fn.name), ...problemResponses(problems) },
-  };
-}
-
-function returnResponse(shape: ReturnShape, name: string): OpenAPIV3_1.ResponsesObject {
-  if (shape.kind === 'none') return { '204': { description: `${name} succeeded; there is no result.` } };
-  const single = shape.kind === 'named' ? schemaRef(shape.typeName) : primitiveSchema(shape.type);
-  const schema = shape.isCollection ? { type: 'array' as const, items: single } : single;
-  return { '200': { description: `The result of ${name}.`, content: { [JSON_MEDIA_TYPE]: { schema } } } };
-}
-
-function itemResponse(resource: SetResource, the: string, shape: ReadShape, headers?: OpenAPIV3_1.ResponseObject['headers']): OpenAPIV3_1.ResponseObject {
-  const selecting = shape === 'selection';
-  const schema = schemaRef(selecting ? schemaNames.selection(resource.type) : resource.typeName);
-  return {
-    description: selecting
-      ? `${the} ${resource.typeName} with only the selected properties (and the expanded navigations).`
-      : `${the} ${resource.typeName}, every property present (and the expanded navigations).`,
-    ...(headers === undefined ? {} : { headers }),
-    content: { [JSON_MEDIA_TYPE]: { schema } },
-  };
-}
-
-function listResponse(resource: SetResource, shape: ReadShape): OpenAPIV3_1.ResponseObject {
-  const selecting = shape === 'selection';
-  const schema = schemaRef(selecting ? schemaNames.selectionList(resource.type) : schemaNames.list(resource.type));
-  return {
-    description: selecting
-      ? `A page of ${resource.set.name}, each with only the selected properties (and the expanded navigations).`
-      : `A page of ${resource.set.name}, each item whole (and the expanded navigations).`,
-    content: { [JSON_MEDIA_TYPE]: { schema } },
   };
 }
 

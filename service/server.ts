@@ -118,6 +118,6 @@ export function buildService(config: ServiceConfig, database: DatabaseHandle, op
     requireIfMatch: config.requireIfMatch,
   });
   // The web interface for employees and administrators at /, on the same data source and rules.
-  registerWebInterface(app, { db: database.db, bookings: new Bookings(index, dataSource), administration: new Administration(index, dataSource, database.db) });
+  registerWebInterface(app, { db: database.db, bookings: new Bookings(index, dataSource), administration: new Administration(index, dataSource, database.db), reports: database });
   return app;
 }

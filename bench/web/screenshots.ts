@@ -1,6 +1,6 @@
 // `npm run screenshots`: the README's pictures of the web interface, made afresh from the demo
 // data in headless Chromium: the timesheet and the stopwatch, on a desktop and on a phone-sized
-// screen, into docs/web/. Run it after changing a page.
+// screen, and the employee's report, into docs/web/. Run it after changing a page.
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -44,6 +44,11 @@ try {
     await page.getByRole('link', { name: 'Vorige Woche' }).click();
     await page.waitForURL(/week=/);
     await page.screenshot({ path: fileURLToPath(new URL(`timesheet-${name}.png`, OUT)) });
+    if (name === 'desktop') {
+      await page.goto(`${origin}/reports`);
+      await page.waitForSelector('#report-chart');
+      await page.screenshot({ path: fileURLToPath(new URL('report-desktop.png', OUT)) });
+    }
     await context.close();
   }
   process.stdout.write(`screenshots written to ${OUT.pathname}\n`);

@@ -222,13 +222,15 @@ export function createResourceClassifier(model: Model, paths: FacePaths = DEFAUL
   };
 }
 
-const resources = new WeakMap<FastifyRequest, { readonly classify: ResourceClassifier; readonly resource: RequestResource | undefined }>();
+/** Where a request keeps what it was classified as (a property, not a WeakMap: read by several hooks of every request). */
+const RESOURCE = Symbol('timegate.resource');
+type Classified = FastifyRequest & { [RESOURCE]?: { readonly classify: ResourceClassifier; readonly resource: RequestResource | undefined } };
 
 /** What `request` touches, classified once however many hooks ask. */
 export function resourceOf(request: FastifyRequest, classify: ResourceClassifier): RequestResource | undefined {
-  const known = resources.get(request);
+  const known = (request as Classified)[RESOURCE];
   if (known !== undefined && known.classify === classify) return known.resource;
   const resource = classify(request.method, request.url);
-  resources.set(request, { classify, resource });
+  (request as Classified)[RESOURCE] = { classify, resource };
   return resource;
 }

@@ -104,7 +104,9 @@ export function opsFeature(): GatewayFeature {
       });
 
       app.addHook('onResponse', (request, reply, done) => {
-        const route = request.routeOptions.config?.metricsRoute ?? request.routeOptions.url ?? 'unmatched';
+        // routeOptions is an object built on each reading: read once.
+        const options = request.routeOptions;
+        const route = options.config?.metricsRoute ?? options.url ?? 'unmatched';
         metrics.requestAnswered(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
         done();
       });

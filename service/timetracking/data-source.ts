@@ -9,7 +9,9 @@ import type { EntitySet, FunctionImport } from '../../odata/model.js';
 import type { DataSource, EntityChange, EntityQuery, EntitySelection, FunctionResult, QueryPage, WriteCondition } from '../odata-server/data-source.js';
 import { ForbiddenError, NotImplementedError } from '../odata-server/errors.js';
 import type { ValidationMessages } from '../odata-server/messages.js';
+import type { Kysely } from 'kysely';
 import type { DatabaseHandle } from '../storage/database.js';
+import type { Database } from '../storage/schema.js';
 import { withTransaction } from '../storage/transaction.js';
 import type { Caller } from './caller.js';
 import { wallClockOf } from './caller.js';
@@ -71,7 +73,7 @@ export class TimeTrackingDataSource implements DataSource<Caller> {
 
   async create(caller: Caller, set: EntitySet, values: EdmRecord): Promise<EdmRecord> {
     const [table, writes] = this.writable(set);
-    const created = await this.write(caller, table, (ctx) => writes.create(ctx, table, values));
+    const created = await this.write(caller, table, (ctx) => writes.create(ctx, table, values), undefined, 'one change');
     const computed = table.definition.computed;
     // The entity as a read would return it, from what the insert returned; read back only when
     // a computed value needs the helper column and the write did not learn its value.
@@ -80,10 +82,16 @@ export class TimeTrackingDataSource implements DataSource<Caller> {
     return created.record;
   }
 
-  update(caller: Caller, set: EntitySet, change: EntityChange): Promise<EdmRecord | undefined> {
+  async update(caller: Caller, set: EntitySet, change: EntityChange): Promise<EdmRecord | undefined> {
     const [table, writes] = this.writable(set);
-    return this.write(caller, table, (ctx) => writes.update(ctx, table, change.key.ID as number, change.values, change.mode, change.current),
-      expectedVersions(table, change.condition));
+    const { key, values, mode, current } = change;
+    const expected = expectedVersions(table, change.condition);
+    if (current !== undefined && writes.updateSeen !== undefined) {
+      const updateSeen = writes.updateSeen.bind(writes);
+      const versions = await this.write(caller, table, (ctx) => updateSeen(ctx, table, key.ID as number, values, mode, current), expected, 'one change');
+      if (versions !== undefined) return versions;
+    }
+    return this.write(caller, table, (ctx) => writes.update(ctx, table, key.ID as number, values, mode), expected);
   }
 
   async remove(caller: Caller, set: EntitySet, key: KeyValues, condition?: WriteCondition): Promise<void> {
@@ -115,7 +123,7 @@ export class TimeTrackingDataSource implements DataSource<Caller> {
       entries,
       write: (caller, work) => this.write(caller, entries, async (ctx) => {
         // Concurrent stopwatch operations of one user take turns on the user's row.
-        if (ctx.locksRows) await ctx.trx.selectFrom('users').select('id').where('id', '=', caller.userId).forUpdate().execute();
+        if (ctx.locksRows) await ctx.db.selectFrom('users').select('id').where('id', '=', caller.userId).forUpdate().execute();
         return work(ctx);
       }),
       read: (caller, id) => this.byKey(caller, entries, id),
@@ -140,11 +148,18 @@ export class TimeTrackingDataSource implements DataSource<Caller> {
     return page.records[0];
   }
 
-  /** One transaction; a constraint the database refuses becomes the client's 409. */
-  private async write<T>(caller: Caller, table: EntityTable, work: (ctx: WriteContext) => Promise<T>, expectedVersions?: Record<string, unknown>): Promise<T> {
+  /**
+   * One transaction, or for a write of one change (SetWrites) its statements as they are (inside
+   * a `$batch` changeset's transaction, that one); a constraint the database refuses becomes the
+   * client's 409.
+   */
+  private async write<T>(
+    caller: Caller, table: EntityTable, work: (ctx: WriteContext) => Promise<T>, expectedVersions?: Record<string, unknown>, unit: 'transaction' | 'one change' = 'transaction',
+  ): Promise<T> {
     const { db, dialect } = this.database;
+    const context = (on: Kysely<Database>): WriteContext => ({ db: on, caller, now: Date.now(), locksRows: dialect.name === 'postgres', expectedVersions });
     try {
-      return await withTransaction(db, (trx) => work({ trx, caller, now: Date.now(), locksRows: dialect.name === 'postgres', expectedVersions }));
+      return await (unit === 'one change' ? work(context(db)) : withTransaction(db, (trx) => work(context(trx))));
     } catch (error) {
       throw asClientError(error, dialect, table);
     }

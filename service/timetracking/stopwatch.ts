@@ -51,7 +51,7 @@ export async function haltStopwatch(store: StopwatchStore, caller: Caller): Prom
 
 /** Ends the caller's running entry now (never before its start); its id, if one ran. */
 async function haltRunning(ctx: WriteContext, entries: EntityTable): Promise<number | undefined> {
-  const running = await ctx.trx.selectFrom('time_entries').select(['id', 'start_time'])
+  const running = await ctx.db.selectFrom('time_entries').select(['id', 'start_time'])
     .where('account_id', '=', ctx.caller.accountId).where('user_id', '=', ctx.caller.userId).where('end_time', 'is', null)
     .executeTakeFirst();
   if (running === undefined) return undefined;

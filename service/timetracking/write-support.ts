@@ -3,7 +3,7 @@
 // constraint violations turned into the client's 409 (the rules check first; the constraints are
 // the guarantee that holds even when two requests race).
 import { CompiledQuery, sql } from 'kysely';
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { EdmRecord } from '../../odata/edm.js';
 import { ConflictError, PreconditionFailedError, ValidationError } from '../odata-server/errors.js';
 import type { StorageDialect } from '../storage/dialect.js';
@@ -12,10 +12,12 @@ import type { Caller } from './caller.js';
 import { LANG, cannotSave, messages } from './messages.js';
 import type { EntityTable } from './tables.js';
 
-export type Trx = Transaction<Database>;
-
 export interface WriteContext {
-  readonly trx: Trx;
+  /**
+   * Where the write's statements run: its transaction, or the database itself for a write of one
+   * change (SetWrites.create), which needs none.
+   */
+  readonly db: Kysely<Database>;
   readonly caller: Caller;
   /** The instant of this write (UTC ms): LastChangeTime, stopwatch start and end. */
   readonly now: number;
@@ -48,7 +50,7 @@ function changeStamp(ctx: WriteContext): { last_change_time: number; last_change
 // Kysely's types cannot follow a table chosen at run time; the tables and columns come from the
 // set definitions and the model, never from a request.
 function untyped(ctx: WriteContext): Kysely<Record<string, Record<string, unknown>>> {
-  return ctx.trx as unknown as Kysely<Record<string, Record<string, unknown>>>;
+  return ctx.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
 }
 
 const compiledTexts = new WeakMap<EntityTable, Map<string, string>>();
@@ -74,7 +76,7 @@ export async function runCompiled<R>(
     text = compiled.sql;
     texts.set(shape, text);
   }
-  return (await ctx.trx.executeQuery<R>(CompiledQuery.raw(text, [...parameters]))).rows;
+  return (await ctx.db.executeQuery<R>(CompiledQuery.raw(text, [...parameters]))).rows;
 }
 
 /** Inserts a row of the caller's account with the change stamp; the entity as stored (computed properties null). */
@@ -86,7 +88,7 @@ export async function insertRow(ctx: WriteContext, table: EntityTable, columns: 
   const [created] = await runCompiled<Record<string, unknown>>(ctx, table, `insert ${names.join(',')}`, names.map((name) => row[name]), () => {
     const returning = table.stored.map(({ property, column }) => sql`${sql.ref(column)} as ${sql.ref(property.name)}`);
     return sql`insert into ${sql.table(table.table)} (${sql.join(names.map((name) => sql.ref(name)))})
-      values (${sql.join(names.map((name) => row[name]))}) returning ${sql.join(returning)}`.compile(ctx.trx);
+      values (${sql.join(names.map((name) => row[name]))}) returning ${sql.join(returning)}`.compile(ctx.db);
   });
   return table.recordOf('names')(created);
 }
@@ -151,7 +153,7 @@ export async function existingIds(ctx: WriteContext, table: TableName, ids: read
 export async function refuseIfReferenced(ctx: WriteContext, table: EntityTable, id: number): Promise<void> {
   for (const dependant of table.dependants) {
     const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(dependant.table.table)}
-      where account_id = ${ctx.caller.accountId} and ${sql.ref(dependant.column)} = ${id}`.execute(ctx.trx);
+      where account_id = ${ctx.caller.accountId} and ${sql.ref(dependant.column)} = ${id}`.execute(ctx.db);
     const count = Number(rows[0]?.n ?? 0);
     if (count > 0) throw new ConflictError(messages.hasDependants(table.definition.noun, count, dependant.table.definition.noun), LANG);
   }

@@ -5,7 +5,6 @@
 // date) through AccountChanges. Nothing here knows a rule of its own.
 import type { Kysely } from 'kysely';
 import type { EdmRecord } from '../../odata/edm.js';
-import type { FilterNode } from '../../odata/filter-ast.js';
 import type { ModelIndex } from '../../odata/model-index.js';
 import type { EntitySet, EntityType } from '../../odata/model.js';
 import type { MemberOf as Constraint } from '../odata-server/data-source.js';
@@ -15,22 +14,9 @@ import type { Database } from '../storage/schema.js';
 import { AccountChanges } from '../timetracking/account-changes.js';
 import type { Caller } from '../timetracking/caller.js';
 import type { TimeTrackingDataSource } from '../timetracking/data-source.js';
-import { and, compare } from './bookings.js';
 
 export type MasterSet = 'Clients' | 'Projects' | 'Tasks';
 type SetName = MasterSet | 'Users' | 'TimeEntries' | 'AccountSettings';
-
-/** What the team's entries are filtered by; every part optional. */
-export interface EntryFilter {
-  readonly userId?: number;
-  readonly projectId?: number;
-  readonly clientId?: number;
-  readonly taskId?: number;
-  /** Instants: entries starting in [from, to). */
-  readonly from?: number;
-  readonly to?: number;
-  readonly billable?: boolean;
-}
 
 const ORDER: Readonly<Record<SetName, string>> = {
   Clients: 'Name', Projects: 'Name', Tasks: 'Description', Users: 'LastName', TimeEntries: 'StartTime', AccountSettings: 'ID',
@@ -102,33 +88,6 @@ export class Administration {
 
   lockEntries(caller: Caller, before: number, locked: boolean): Promise<number> {
     return this.changes.lockEntries(caller, before, locked);
-  }
-
-  /** The entries the caller reads that match the filter, by start time; at most `limit`. */
-  async entries(caller: Caller, filter: EntryFilter, limit: number): Promise<{ records: readonly EdmRecord[]; isCut: boolean }> {
-    const constraints: Constraint[] = [];
-    if (filter.userId !== undefined) constraints.push({ property: 'UserID', values: [filter.userId] });
-    if (filter.taskId !== undefined) constraints.push({ property: 'TaskID', values: [filter.taskId] });
-    let projectIds = filter.projectId === undefined ? undefined : [filter.projectId];
-    if (filter.clientId !== undefined) {
-      const ofClient = (await this.list(caller, 'Projects', [{ property: 'ClientID', values: [filter.clientId] }])).map((p) => p.ID as number);
-      projectIds = projectIds === undefined ? ofClient : projectIds.filter((id) => ofClient.includes(id));
-    }
-    if (projectIds !== undefined) {
-      if (projectIds.length === 0) return { records: [], isCut: false };
-      constraints.push({ property: 'ProjectID', values: projectIds });
-    }
-    const conditions: FilterNode[] = [];
-    if (filter.from !== undefined) conditions.push(compare('ge', 'StartTime', 'Edm.DateTime', new Date(filter.from)));
-    if (filter.to !== undefined) conditions.push(compare('lt', 'StartTime', 'Edm.DateTime', new Date(filter.to)));
-    if (filter.billable !== undefined) conditions.push(compare('eq', 'Billable', 'Edm.Boolean', filter.billable));
-    const page = await this.source.query(caller, {
-      ...this.of('TimeEntries'), constraints,
-      ...(conditions.length === 0 ? {} : { filter: conditions.reduce((left, right) => and(left, right)) }),
-      orderBy: [{ path: ['StartTime'], type: 'Edm.DateTime', direction: 'asc' }, { path: ['ID'], type: 'Edm.Int32', direction: 'asc' }],
-      limit,
-    });
-    return { records: page.records, isCut: page.next !== undefined };
   }
 
   /** Ids of the account's users who have no password yet (invited, not signed in). */

@@ -25,13 +25,12 @@ function setAndType(index: ModelIndex, name: string): { set: EntitySet; type: En
   return { set, type: index.typeOfSet(set) };
 }
 
-/** `property op value` as a filter of the model's ($filter's) tree. */
-export function compare(op: BinaryNode['op'], property: string, type: string, value: EdmValue): BinaryNode {
+function compare(op: BinaryNode['op'], property: string, type: string, value: EdmValue): BinaryNode {
   const left: PropertyNode = { kind: 'property', path: [property], target: 'primitive', type };
   return { kind: 'binary', op, left, right: { kind: 'literal', type: type as 'Edm.DateTime', value }, type: 'Edm.Boolean', operandType: type };
 }
 
-export function and(left: FilterNode, right: FilterNode): BinaryNode {
+function and(left: FilterNode, right: FilterNode): BinaryNode {
   return { kind: 'binary', op: 'and', left, right, type: 'Edm.Boolean', operandType: 'Edm.Boolean' };
 }
 

@@ -22,7 +22,7 @@ export function csrfField(ctx: PageContext): Html {
   return html`<input type="hidden" name="_csrf" value="${ctx.csrfToken}">`;
 }
 
-const NAV = [['/stopwatch', 'stopwatch'], ['/timesheet', 'timesheet'], ['/profile', 'profile']] as const;
+const NAV = [['/stopwatch', 'stopwatch'], ['/timesheet', 'timesheet'], ['/reports', 'reports'], ['/profile', 'profile']] as const;
 /** Administrators see one more link; standard users never see it (and get 404 behind it). */
 const ADMIN_NAV = [['/admin', 'admin']] as const;
 

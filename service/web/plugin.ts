@@ -1,5 +1,5 @@
-// The web interface at the service's root: sign-in, the stopwatch, the timesheet and the profile
-// for employees, the administration pages (pages/admin*.ts) for administrators, server-rendered, on the same data source and rules as the OData API.
+// The web interface at the service's root: sign-in, the stopwatch, the timesheet, reports and the
+// profile for employees, the administration pages (pages/admin*.ts) for administrators, server-rendered, on the same data source and rules as the OData API.
 // Encapsulated: its cookies, form parser, security headers (CSP) and error pages apply to its
 // own routes only; the OData service beside it is unchanged.
 //
@@ -13,6 +13,7 @@ import fastifyFormbody from '@fastify/formbody';
 import fastifyHelmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
+import type { ReportDatabase } from '../reports/report-scope.js';
 import type { Database } from '../storage/schema.js';
 import { serveAssets } from './assets.js';
 import type { Administration } from './administration.js';
@@ -24,6 +25,7 @@ import { layout } from './layout.js';
 import type { PageContext } from './layout.js';
 import { registerAdministrationPages } from './pages/admin.js';
 import { registerProfilePages } from './pages/profile.js';
+import { registerReportPages } from './pages/reports.js';
 import { registerSignInPages } from './pages/sign-in.js';
 import { registerStopwatchPages } from './pages/stopwatch.js';
 import { registerTimesheetPages } from './pages/timesheet.js';
@@ -39,6 +41,8 @@ export interface WebDependencies {
   readonly db: Kysely<Database>;
   readonly bookings: Bookings;
   readonly administration: Administration;
+  /** The database as the reports module reads it (with its dialect). */
+  readonly reports: ReportDatabase;
   readonly throttle: SignInThrottle;
 }
 
@@ -46,6 +50,7 @@ export interface WebOptions {
   readonly db: Kysely<Database>;
   readonly bookings: Bookings;
   readonly administration: Administration;
+  readonly reports: ReportDatabase;
   readonly throttleLimits?: ThrottleLimits;
 }
 
@@ -83,7 +88,7 @@ export function sendPage(reply: FastifyReply, status: number, document: string):
 }
 
 export function registerWebInterface(app: FastifyInstance, options: WebOptions): void {
-  const deps: WebDependencies = { db: options.db, bookings: options.bookings, administration: options.administration, throttle: new SignInThrottle(options.throttleLimits) };
+  const deps: WebDependencies = { db: options.db, bookings: options.bookings, administration: options.administration, reports: options.reports, throttle: new SignInThrottle(options.throttleLimits) };
   void app.register(async (web) => {
     await web.register(fastifyCookie);
     await web.register(fastifyFormbody, { bodyLimit: 64 * 1024 });
@@ -143,6 +148,7 @@ export function registerWebInterface(app: FastifyInstance, options: WebOptions):
     registerStopwatchPages(web, deps);
     registerTimesheetPages(web, deps);
     registerProfilePages(web, deps);
+    registerReportPages(web, deps);
     registerAdministrationPages(web, deps);
   });
 }

@@ -146,7 +146,7 @@ export async function runSapCycle(client: GeneratedSapClient, origin: string, ap
     afterDeleteStatus,
   };
 }
-/** What two SDK users editing one project saw: the ETags they read, and how their updates ended. */
+/** What two SDK users editing one project saw: the ETags their copies hold after the updates, and how the updates ended. */
 export interface SapConcurrencyResult {
   readonly versionIdentifiers: readonly [string | undefined, string | undefined];
   readonly firstUpdate: 'ok' | number | undefined;

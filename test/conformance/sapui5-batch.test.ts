@@ -85,6 +85,8 @@ const EXPECTED = [
   '',
   'HTTP/1.1 204 No Content',
   'DataServiceVersion: 2.0',
+  // The MERGE's new ETag, which the model keeps for its next write.
+  'ETag: W/"2"',
   '',
   '',
   '--{c}--',

@@ -51,7 +51,7 @@ const ODATA_OPTIONS = ['$format=json', '$format=atom', '$format=x', '$top=5', '$
 const PLAUSIBLE_ODATA_SETS = ['TimeEntries', 'TimeEntries', 'Projects', 'Clients', 'Users', '$metadata', '', 'CurrentStopWatch'];
 const PLAUSIBLE_REST_SETS = ['time-entries', 'time-entries', 'projects', 'clients', 'users', 'stopwatch'];
 const REST_SETS = ['time-entries', 'projects', 'clients', 'users', 'stopwatch', 'stopwatch/halt', 'changes-digest', 'account-settings', 'nope', '', ...JUNK];
-const REST_KEYS = ['', '', '/1', '/2', '/0', '/-1', '/x', '/1.5', '/%00', '/99999999999'];
+const REST_KEYS = ['', '', '/1', '/2', '/0', '/-1', '/x', '/1.5', '/%00', '/99999999999', ':select', '/1:select', '/x:select', '/1:select:select', '/%3Aselect'];
 const REST_OPTIONS = ['limit=5', 'limit=0', 'limit=x', 'limit=1001', 'filter=id eq 1', 'filter=(', 'orderBy=name desc', 'orderBy=nope', 'select=id,name', 'expand=project', 'cursor=eyJ9.x', 'cursor=%ZZ', 'lastSynchronizationTime=2026-11-01T00:00:00Z', '=', 'a=b=c'];
 const METHODS = ['GET', 'GET', 'GET', 'GET', 'HEAD', 'POST', 'POST', 'PUT', 'PATCH', 'MERGE', 'DELETE', 'OPTIONS'];
 const RAW_METHODS = ['GET', 'POST', 'FOO', 'TRACE', 'PROPFIND', 'get', 'G ET', 'MERGE'];

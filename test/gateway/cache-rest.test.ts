@@ -111,6 +111,30 @@ describe.each(cases)('read cache on the REST face ($name)', ({ kind, store }) =>
     expect(((await adminAfter.json()) as Item).comment).toBe(comment);
   });
 
+  test('`:select` reads are cached as reads of their set, apart from the whole ones, and outdated by its writes', async () => {
+    const key = keyHeader(t.service.admin.apiKey);
+    const urls = [`${t.restRoot}/projects:select?select=id,comment&limit=5`, `${t.restRoot}/projects/1:select?select=comment`];
+    for (const url of urls) {
+      expect((await fetch(url, { headers: key })).headers.get('x-cache')).toBe('MISS');
+      const cached = await fetch(url, { headers: key });
+      expect(cached.headers.get('x-cache')).toBe('HIT');
+      expect(cached.headers.get('cache-status')).toMatch(/^timegate; hit; ttl=\d+/);
+      expect(cached.headers.get('age')).toMatch(/^\d+$/);
+    }
+    const whole = (await (await fetch(`${t.restRoot}/projects/1`, { headers: key })).json()) as Item;
+    expect(whole.name).toEqual(expect.any(String));
+    const comment = `selected ${kind.name} ${Date.now()}`;
+    const patch = await fetch(`${t.restRoot}/projects/1`, {
+      method: 'PATCH',
+      headers: { ...key, 'content-type': 'application/merge-patch+json' },
+      body: JSON.stringify({ comment }),
+    });
+    expect(patch.status).toBeLessThan(300);
+    const after = await fetch(urls[1] as string, { headers: key });
+    expect(after.headers.get('x-cache')).toBe('MISS');
+    expect(await after.json()).toEqual({ comment });
+  });
+
   test('a refused write (4xx) leaves the cache as it was', async () => {
     const url = `${t.restRoot}/clients?limit=3`;
     await fetch(url, { headers: keyHeader(t.service.jana.apiKey) });

@@ -6,6 +6,8 @@ import type { TestDatabaseKind } from '../helpers/databases.js';
 import { testDatabases } from '../helpers/databases.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { artefactsOf, startTestGateway } from '../helpers/gateway.js';
+import { ODataClient } from '../helpers/odata-client.js';
+import { otherAccount } from '../helpers/odata-payloads.js';
 import { RestContract } from './rest-contract.js';
 import { restClient } from './rest-fixture.js';
 
@@ -91,6 +93,32 @@ describe.each(testDatabases)('REST face refuses bad input before the upstream on
     const other = await refused(() => rest.get(`/clients?cursor=${encodeURIComponent(cursor)}`, key), 400);
     expect(other.detail).toMatch(/another list/);
     await refused(() => rest.get(`/projects?cursor=${encodeURIComponent(cursor)}&limit=5`, key), 400);
+  });
+
+  it('guards the `:select` reads as the plain ones: keys, another account\'s ids, bad selections, cursors of another list', async () => {
+    const unauthenticated = await contract.problem(await rest.get('/projects/1:select?select=name', undefined), 401);
+    expect(unauthenticated.status).toBe(401);
+    await contract.problem(await rest.get('/projects:select?select=name', 'not-a-key'), 401);
+    const other = await otherAccount(t.service, new ODataClient(t.service.root, key));
+    for (const path of [`/projects/${other.projectId}:select?select=name`, `/projects/${other.projectId}/client:select?select=name`, `/time-entries/${other.timeEntryId}:select?select=id`]) {
+      await contract.problem(await rest.get(path, key), 404);
+    }
+    const foreign = (await (await rest.get(`/projects:select?select=id&filter=${encodeURIComponent(`id eq ${other.projectId}`)}`, key)).json()) as { items: unknown[] };
+    expect(foreign.items).toEqual([]);
+    expect((await refused(() => rest.get('/projects/1:select', key), 400)).errors?.[0]?.pointer).toBe('/select');
+    expect((await refused(() => rest.get('/projects/1:select?select=colour', key), 400)).errors?.[0]?.pointer).toBe('/select');
+    expect((await refused(() => rest.get('/projects/1:select?select=name&select=id', key), 400)).errors?.[0]?.pointer).toBe('/select');
+    expect((await refused(() => rest.get('/projects:select?select=colour', key), 400)).errors?.[0]?.pointer).toBe('/select');
+    await refused(() => rest.get('/projects/1:select?select=name&limit=5', key), 400);
+    await refused(() => rest.get('/projects/abc:select?select=name', key), 400);
+    // A `:select` page's next link stays on `:select` and keeps the selection; a plain list's cursor is for that list only.
+    const selected = (await (await rest.get('/projects:select?select=name&limit=1', key)).json()) as { next: string };
+    expect(selected.next).toMatch(/^\/api\/v1\/projects:select\?cursor=/);
+    const second = (await (await rest.get(selected.next, key)).json()) as { items: object[] };
+    expect(second.items.map((item) => Object.keys(item))).toEqual([['name']]);
+    const plain = (await (await rest.get('/projects?limit=1', key)).json()) as { next: string };
+    const cursor = new URL(plain.next, t.origin).searchParams.get('cursor') as string;
+    expect((await refused(() => rest.get(`/projects:select?cursor=${encodeURIComponent(cursor)}`, key), 400)).detail).toMatch(/another list/);
   });
 
   it('answers a method the model does not offer on an existing path with 405 and the allowed methods', async () => {

@@ -2,13 +2,17 @@
 // employee and copies the one-time link, assigns her a project she could not book on before, and
 // sets the booking close date; the employee signs in through the link, books on that project,
 // and once the close date has moved past her entry she can no longer change it, in the page or
-// through the API. Every administration page: no serious or critical axe-core violation, every
-// control reachable by keyboard.
+// through the API; the administrator's report shows her hours, and its CSV and XLSX downloads
+// read back to the same totals. Every administration and report page: no serious or critical
+// axe-core violation, every control reachable by keyboard.
+import { readFile } from 'node:fs/promises';
+import { parse } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newKey } from '../../service/accounts/account-admin.js';
 import { setPassword } from '../../service/accounts/passwords.js';
-import { DESKTOP, launchChromium, seriousViolations, unreachableByKeyboard } from '../helpers/browser.js';
+import { DESKTOP, PHONE, launchChromium, overflowsSideways, seriousViolations, unreachableByKeyboard } from '../helpers/browser.js';
 import { testDatabases } from '../helpers/databases.js';
 import type { TestService } from '../helpers/service.js';
 import { startTestService } from '../helpers/service.js';
@@ -24,6 +28,7 @@ describe('the administration pages in headless Chromium', () => {
   beforeAll(async () => {
     t = await startTestService(kind);
     await setPassword(t.database.db, t.admin.userId, ADMIN_PASSWORD);
+    await setPassword(t.database.db, t.jana.userId, LENA_PASSWORD);
     browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
@@ -143,17 +148,49 @@ describe('the administration pages in headless Chromium', () => {
     await expect.poll(() => admin.locator('tr[data-entry]').count()).toBe(2);
     await expect.poll(() => admin.locator('[data-total=entries]').innerText()).toBe('05:00');
     await checkPage(admin);
+
+    // The report by employee shows her five hours; the downloads hold the same.
+    await admin.getByRole('link', { name: 'Berichte' }).click();
+    await admin.getByLabel('Von').fill('2026-11-09');
+    await admin.getByLabel('Bis').fill('2026-11-22');
+    await admin.getByLabel('Gruppiert nach').selectOption({ label: 'Mitarbeiter/in' });
+    await admin.getByLabel('Zeitraum', { exact: true }).selectOption({ label: 'Gesamt' });
+    await admin.getByRole('button', { name: 'Anzeigen' }).click();
+    await admin.waitForURL(/group=employee/);
+    const lenaRow = admin.locator('.report-table tbody tr', { has: admin.locator('th', { hasText: 'Lena Neu' }) });
+    await expect.poll(() => lenaRow.locator('td').nth(2).innerText()).toBe('5,00');
+    await checkPage(admin);
+    const seconds = Number(await admin.locator('[data-total=seconds]').getAttribute('data-seconds'));
+    const entries = await t.database.db.selectFrom('time_entries').select(['start_time', 'end_time']).where('account_id', '=', t.accountId)
+      .where('end_time', 'is not', null).where('start_time', '>=', Date.UTC(2026, 10, 9)).where('start_time', '<', Date.UTC(2026, 10, 23)).execute();
+    expect(seconds).toBe(entries.reduce((sum, e) => sum + Math.floor(((e.end_time as number) - e.start_time) / 1000), 0));
+    const fetched = async (name: RegExp) => {
+      const [file] = await Promise.all([admin.waitForEvent('download'), admin.getByRole('link', { name }).click()]);
+      return readFile(await file.path());
+    };
+    const csv = parse((await fetched(/CSV \(;\)/)).toString('utf8'), { delimiter: ';', bom: true }) as string[][];
+    expect(csv.length - 1).toBe(entries.length);
+    expect(csv.slice(1).reduce((sum, row) => sum + Number(row[4]), 0)).toBe(seconds);
+    expect(csv.slice(1).filter((row) => row[6] === 'Lena Neu').reduce((sum, row) => sum + Number(row[4]), 0)).toBe(5 * 3600);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load((await fetched(/XLSX/)) as unknown as ArrayBuffer);
+    let xlsxSeconds = 0;
+    (workbook.worksheets[0] as ExcelJS.Worksheet).eachRow((row, n) => {
+      if (n > 1) xlsxSeconds += Number(row.getCell(5).value);
+    });
+    expect(xlsxSeconds).toBe(seconds);
     await lenaContext.close();
     await adminContext.close();
   }, 180_000);
 
-  it('every administration page passes axe-core and the keyboard walk, in German and English', async () => {
+  it('every administration and report page passes axe-core and the keyboard walk, in German and English', async () => {
     const context = await browser.newContext({ ...DESKTOP, locale: 'de-DE' });
     const page = await context.newPage();
     await signIn(page, t.admin.email, ADMIN_PASSWORD);
     const project = await t.database.db.selectFrom('projects').select('id').where('name', '=', 'Website-Relaunch').executeTakeFirstOrThrow();
     const paths = ['/admin/clients', '/admin/clients/new', '/admin/projects', `/admin/projects/${project.id}`, '/admin/projects/new', '/admin/tasks',
-      '/admin/tasks/new', `/admin/employees/${t.jana.userId}`, '/admin/entries?from=2026-11-16&to=2026-11-20'];
+      '/admin/tasks/new', `/admin/employees/${t.jana.userId}`, '/admin/entries?from=2026-11-16&to=2026-11-20', '/reports?from=2026-10-01&to=2026-11-20&group=project&period=week',
+      '/reports?from=2026-10-01&to=2026-11-20&group=client&period=month', '/reports?from=2026-11-01&to=2026-11-20&group=task&period=total'];
     for (const path of paths) {
       await page.goto(`${t.origin}${path}`);
       await checkPage(page);
@@ -171,5 +208,25 @@ describe('the administration pages in headless Chromium', () => {
     await expect.poll(() => page.locator('h1').innerText()).toBe('Account settings');
     await checkPage(page);
     await context.close();
+    // On a phone-sized screen nothing is wider than the screen (wide tables and the chart scroll inside their region).
+    const phone = await (await browser.newContext({ ...PHONE, locale: 'de-DE' })).newPage();
+    await signIn(phone, t.admin.email, ADMIN_PASSWORD);
+    for (const path of ['/admin/employees', '/admin/projects', `/admin/projects/${project.id}`, '/admin/settings', '/admin/entries?from=2026-11-16&to=2026-11-20',
+      '/reports?from=2026-10-01&to=2026-11-20&group=project&period=week']) {
+      await phone.goto(`${t.origin}${path}`);
+      expect(await overflowsSideways(phone), path).toBe(false);
+      expect(await seriousViolations(phone), path).toEqual([]);
+    }
+    await phone.context().close();
+    // A standard user's report: her own, no employee choice, no administration link.
+    const janaContext = await browser.newContext({ ...DESKTOP, locale: 'de-DE' });
+    const jana = await janaContext.newPage();
+    await signIn(jana, t.jana.email, LENA_PASSWORD);
+    await jana.getByRole('link', { name: 'Berichte' }).click();
+    await jana.waitForURL(/\/reports$/);
+    expect(await jana.getByLabel('Mitarbeiter/in', { exact: true }).count()).toBe(0);
+    expect(await jana.getByRole('link', { name: 'Verwaltung' }).count()).toBe(0);
+    await checkPage(jana);
+    await janaContext.close();
   }, 120_000);
 });

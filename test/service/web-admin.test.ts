@@ -37,7 +37,8 @@ describe.each(testDatabases)('administration pages on $name', (kind) => {
 
   it('answers a standard user 404 on every administration URL and changes nothing', async () => {
     for (const path of ['/admin', '/admin/employees', '/admin/employees/1', '/admin/clients', '/admin/clients/new', '/admin/clients/1',
-      '/admin/projects', '/admin/projects/1', '/admin/tasks', '/admin/tasks/1', '/admin/settings', '/admin/entries', '/admin/nothing']) {
+      '/admin/projects', '/admin/projects/1', '/admin/tasks', '/admin/tasks/1', '/admin/settings', '/admin/entries', '/admin/entries/export?format=csv',
+      '/admin/entries/export?format=xlsx&user=1', '/admin/nothing']) {
       const page = await jana.get(path);
       expect(page.status, path).toBe(404);
       expect(page.text, path).toContain('Diese Seite gibt es nicht.');
@@ -98,6 +99,17 @@ describe.each(testDatabases)('administration pages on $name', (kind) => {
       expect(answer.text).toContain('Das Formular ist abgelaufen.');
       expect((await alex.post('/admin/clients/new', { _csrf: token, Name: 'Ohne Token' })).status).toBe(403);
     }
+    // Every other form of the administration too.
+    const posts = ['/admin/clients/1', '/admin/clients/1/active', '/admin/projects/new', '/admin/projects/1', '/admin/projects/1/active', '/admin/tasks/new',
+      '/admin/tasks/1', '/admin/tasks/1/active', '/admin/employees/invite', `/admin/employees/${t.jana.userId}/role`, `/admin/employees/${t.jana.userId}/active`,
+      `/admin/employees/${t.jana.userId}/invitation`, `/admin/employees/${t.jana.userId}/projects`, '/admin/entries/lock'];
+    for (const path of posts) {
+      const answer = await alex.post(path, { _csrf: null, active: '0', role: 'admin', Name: 'Ohne Token', until: '2026-12-31', action: 'lock' });
+      expect(answer.status, path).toBe(403);
+    }
+    expect(await t.database.db.selectFrom('invitations').select('user_id').where('user_id', '=', t.jana.userId).where('used_at', 'is', null).execute()).toEqual([]);
+    expect(await t.database.db.selectFrom('time_entries').select('id').where('account_id', '=', t.accountId).where('start_time', '>', Date.UTC(2026, 10, 1)).where('locked', '=', 1).execute()).toEqual([]);
+    expect((await t.database.db.selectFrom('users').select('access_rights').where('id', '=', t.jana.userId).executeTakeFirstOrThrow()).access_rights).toBe(10);
     expect((await t.database.db.selectFrom('account_settings').select('company_name').where('account_id', '=', t.accountId).executeTakeFirstOrThrow()).company_name).not.toBe('Ohne Token');
     expect(await t.database.db.selectFrom('clients').select('id').where('name', '=', 'Ohne Token').execute()).toEqual([]);
   });
@@ -146,9 +158,12 @@ describe.each(testDatabases)('administration pages on $name', (kind) => {
     const edit = await alex.get(`/admin/projects/${row.id}`);
     expect(edit.text).toContain('<label for="f-Custom1">Kostenstelle</label>');
     expect(edit.text).toContain('value="12.5"');
-    expect((await alex.post(`/admin/projects/${row.id}`, { Name: 'Umbenannt', TimeBudgetHours: '', HourlyRate: '' })).status).toBe(303);
-    expect(await t.database.db.selectFrom('projects').select(['name', 'time_budget', 'hourly_rate', 'assigned_users']).where('id', '=', row.id).executeTakeFirst())
-      .toEqual({ name: 'Umbenannt', time_budget: null, hourly_rate: null, assigned_users: null });
+    // A custom field without a label is not in the form, and an edit leaves what an API client stored in it.
+    await t.database.db.updateTable('projects').set({ custom2: 'über die API' }).where('id', '=', row.id).execute();
+    expect(edit.text).not.toContain('name="Custom2"');
+    expect((await alex.post(`/admin/projects/${row.id}`, { Name: 'Umbenannt', TimeBudgetHours: '', HourlyRate: '', Custom1: '', Custom2: 'Formular' })).status).toBe(303);
+    expect(await t.database.db.selectFrom('projects').select(['name', 'time_budget', 'hourly_rate', 'assigned_users', 'custom1', 'custom2']).where('id', '=', row.id).executeTakeFirst())
+      .toEqual({ name: 'Umbenannt', time_budget: null, hourly_rate: null, assigned_users: null, custom1: null, custom2: 'über die API' });
     expect((await alex.post(`/admin/projects/${row.id}`, { Name: '' })).text).toContain('Das Projekt kann nicht gespeichert werden: Name ist ein Pflichtfeld.');
     expect((await alex.post(`/admin/projects/${row.id}/active`, { active: '0' })).status).toBe(303);
     expect((await t.database.db.selectFrom('projects').select('active').where('id', '=', row.id).executeTakeFirstOrThrow()).active).toBe(0);
@@ -212,6 +227,7 @@ describe.each(testDatabases)('administration pages on $name', (kind) => {
     expect((await t.database.db.selectFrom('users').select('access_rights').where('id', '=', lena.id).executeTakeFirstOrThrow()).access_rights).toBe(20);
     expect((await alex.post(`/admin/employees/${lena.id}/role`, { role: 'root' })).status).toBe(422);
     expect((await alex.post(`/admin/employees/${lena.id}/role`, { role: 'user' })).status).toBe(303);
+    expect((await alex.post(`/admin/employees/${lena.id}/active`, { active: 'nein' })).status).toBe(422);
     expect((await alex.post(`/admin/employees/${lena.id}/active`, { active: '0' })).status).toBe(303);
     expect((await browser.get('/stopwatch')).status).toBe(303);
     expect((await alex.post(`/admin/employees/${lena.id}/invitation`)).status).toBe(422);
@@ -252,17 +268,24 @@ describe.each(testDatabases)('administration pages on $name', (kind) => {
     });
     const page = await alex.get('/admin/settings');
     expect(page.text).toContain('value="2026-11-01"');
+    expect(page.text).toContain('<option selected>Europe/Berlin</option>');
     expect((await alex.get('/admin/tasks/new')).text).toContain('<label for="f-Custom3">Abteilung</label>');
     // The API reads what the page saved.
     const api = await fetch(`${t.root}/AccountSettings?$format=json`, { headers: { 'x-serviceapikey': t.jana.apiKey } });
     expect(((await api.json()) as { d: { results: Array<{ CompanyName: string }> } }).d.results[0]?.CompanyName).toBe('Demo GmbH & Co. KG');
+    // A change of zone reads the close date on the new zone's clock.
+    expect((await alex.post('/admin/settings', { ...base, TimeZone: 'America/New_York' })).status).toBe(303);
+    expect((await t.database.db.selectFrom('account_settings').select('booking_close_date').where('account_id', '=', t.accountId).executeTakeFirstOrThrow()).booking_close_date)
+      .toBe(instantOf('2026-11-01', 0, 'America/New_York'));
+    expect((await alex.get('/admin/settings')).text).toContain('<option>UTC</option>');
     await t.database.db.updateTable('account_settings').set({ ...before }).where('account_id', '=', t.accountId).execute();
   });
 
   it('lists the team\'s entries by employee, client, project, task, dates and billable, and locks and unlocks them up to a day', async () => {
     const entries = await t.database.db.selectFrom('time_entries').selectAll().where('account_id', '=', t.accountId).execute();
     const ids = (text: string) => [...text.matchAll(/data-entry="(\d+)"/g)].map((m) => Number(m[1])).sort((a, b) => a - b);
-    const expected = (keep: (e: (typeof entries)[number]) => boolean) => entries.filter(keep).map((e) => e.id).sort((a, b) => a - b);
+    // Finished entries only (a running stopwatch is not booked time yet), as the exports write them.
+    const expected = (keep: (e: (typeof entries)[number]) => boolean) => entries.filter((e) => e.end_time !== null && keep(e)).map((e) => e.id).sort((a, b) => a - b);
     const from = instantOf('2026-11-09', 0, 'UTC');
     const to = instantOf('2026-11-14', 0, 'UTC');
     const byJana = await alex.get(`/admin/entries?user=${t.jana.userId}&from=2026-11-09&to=2026-11-13`);
@@ -277,11 +300,22 @@ describe.each(testDatabases)('administration pages on $name', (kind) => {
     expect(ids(byTask.text)).toEqual(expected((e) => e.task_id === 2 && e.project_id === 1));
     // Foreign or broken filter values find nothing of another account and never fail.
     expect(ids((await alex.get(`/admin/entries?project=${other.projectId}`)).text)).toEqual([]);
-    const broken = await alex.get('/admin/entries?user=abc&from=gestern&to=2026-13-01&billable=vielleicht&client=1%27%20or%201=1');
-    expect(broken.status).toBe(200);
-    expect(broken.text).toContain('id="f-from-error">Bitte ein Datum angeben.');
+    const badDates = await alex.get('/admin/entries?from=gestern&to=2026-13-01');
+    expect(badDates.status).toBe(422);
+    expect(badDates.text).toContain('id="f-from-error">Bitte ein Datum angeben.');
+    expect(badDates.text).toContain('id="f-to-error">Bitte ein Datum angeben.');
+    expect(ids(badDates.text)).toEqual([]);
+    const backwards = await alex.get('/admin/entries?from=2026-11-10&to=2026-11-01');
+    expect(backwards.text).toContain('id="f-to-error">Das Ende liegt vor dem Anfang.');
+    for (const query of ['user=abc', 'billable=vielleicht', 'client=1%27%20or%201=1', 'project=-1', 'task=99999999999']) {
+      const broken = await alex.get(`/admin/entries?${query}`);
+      expect(broken.status, query).toBe(400);
+      expect(broken.text, query).toContain('Dieser Filter ist ungültig.');
+    }
 
-    await alex.get('/admin/entries');
+    // Without a filter, the list starts on the recent months (the machine's today on the account's clock).
+    const first = await alex.get('/admin/entries');
+    expect(first.text).toMatch(/id="f-from" name="from" type="date" value="\d{4}-\d{2}-01"/);
     expect((await alex.post('/admin/entries/lock', { until: 'morgen', action: 'lock' })).status).toBe(422);
     expect((await alex.post('/admin/entries/lock', { until: '2026-11-10', action: 'drop' })).status).toBe(422);
     const locked = await alex.post('/admin/entries/lock', { until: '2026-11-10', action: 'lock' });
@@ -289,8 +323,15 @@ describe.each(testDatabases)('administration pages on $name', (kind) => {
     const until = instantOf('2026-11-11', 0, 'UTC');
     const wasUnlocked = entries.filter((e) => e.start_time < until && e.end_time !== null && e.locked === 0).length;
     expect(locked.location).toBe(`/admin/entries?locked=${wasUnlocked}`);
-    const now = await t.database.db.selectFrom('time_entries').select(['id', 'locked', 'start_time', 'version']).where('account_id', '=', t.accountId).execute();
+    const now = await t.database.db.selectFrom('time_entries').select(['id', 'locked', 'start_time', 'version', 'last_change_author']).where('account_id', '=', t.accountId).execute();
     expect(now.filter((e) => e.start_time < until).every((e) => e.locked === 1)).toBe(true);
+    // Each change counted as an API write is (ETags, sync clients): version up, stamped by the administrator.
+    const changedNow = now.filter((e) => entries.some((b) => b.id === e.id && b.locked === 0 && b.start_time < until && b.end_time !== null));
+    expect(changedNow.length).toBe(wasUnlocked);
+    for (const entry of changedNow) {
+      expect(entry.version).toBe((entries.find((b) => b.id === entry.id)?.version ?? 0) + 1);
+      expect(entry.last_change_author).toBe(t.admin.userId);
+    }
     expect(now.filter((e) => e.start_time >= until).map((e) => e.locked)).toEqual(entries.filter((e) => e.start_time >= until).map((e) => e.locked));
     expect((await alex.get(locked.location as string)).text).toContain(`${wasUnlocked} Einträge gesperrt.`);
     // The other account's entries are untouched.

@@ -56,16 +56,28 @@ export interface HelperColumn {
   readonly decimalScale?: number;
 }
 
-/** The writes of a set; each runs inside one transaction of the data source. */
+/**
+ * The writes of a set. Each runs as one unit: in one transaction, or, for a write of one change
+ * (one statement that writes, after the reads of its rules), as that statement alone, which is
+ * atomic by itself: a transaction would not keep other writers from changing what the rules
+ * read (PostgreSQL's READ COMMITTED shows each statement what is committed when it starts), and
+ * its BEGIN and COMMIT were two of a MERGE's four round trips to PostgreSQL.
+ */
 export interface SetWrites {
+  /** Inserts the entity: a write of one change. */
   create(ctx: WriteContext, table: EntityTable, values: EdmRecord): Promise<CreatedEntity>;
   /**
-   * Changes the entity; its new versions (EntityTable.versions) by property name. `seen` is the
-   * entity as the request read it before this transaction, which the rules may take for the
-   * current state instead of reading it again, as long as the change is made only while the row
-   * still has the versions it had then.
+   * Changes the entity, in a transaction (it may lock the row); its new versions
+   * (EntityTable.versions) by property name, undefined when it no longer exists.
    */
-  update(ctx: WriteContext, table: EntityTable, id: number, values: EdmRecord, mode: UpdateMode, seen?: EdmRecord): Promise<EdmRecord | undefined>;
+  update(ctx: WriteContext, table: EntityTable, id: number, values: EdmRecord, mode: UpdateMode): Promise<EdmRecord | undefined>;
+  /**
+   * Changes the entity as a write of one change, taking `seen` (the entity as the request read it
+   * just before) for its current state instead of reading it again: the change is made only
+   * while the row still has the versions it had then. Its new versions, or undefined when the
+   * row has others by now (update() then runs instead). Absent: update() always runs.
+   */
+  updateSeen?(ctx: WriteContext, table: EntityTable, id: number, values: EdmRecord, mode: UpdateMode, seen: EdmRecord): Promise<EdmRecord | undefined>;
   remove(ctx: WriteContext, table: EntityTable, id: number): Promise<void>;
 }
 

@@ -11,7 +11,7 @@ import { projects } from './projects.js';
 
 async function refuseIfAssigned(ctx: WriteContext, taskId: number): Promise<void> {
   const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(projects.table)} where account_id = ${ctx.caller.accountId}
-    and (',' || assigned_tasks || ',') like ${`%,${taskId},%`}`.execute(ctx.trx);
+    and (',' || assigned_tasks || ',') like ${`%,${taskId},%`}`.execute(ctx.db);
   const count = Number(rows[0]?.n ?? 0);
   if (count > 0) throw new ConflictError(messages.hasDependants(tasks.noun, count, projects.noun), LANG);
 }

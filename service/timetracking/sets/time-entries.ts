@@ -102,7 +102,7 @@ async function changeEntry(
 
 /** The stored entry, locked for this transaction where the database locks rows. */
 async function lockedEntry(ctx: WriteContext, id: number): Promise<EntryState> {
-  const entry = await ctx.trx.selectFrom('time_entries').select(ENTRY_COLUMNS)
+  const entry = await ctx.db.selectFrom('time_entries').select(ENTRY_COLUMNS)
     .where('account_id', '=', ctx.caller.accountId).where('id', '=', id)
     .$if(ctx.locksRows, (query) => query.forUpdate())
     .executeTakeFirst();
@@ -161,7 +161,7 @@ async function checkEntry(ctx: WriteContext, table: EntityTable, entry: EntrySta
   const projectChanged = changed('project_id');
   if (!projectChanged && !changed('task_id')) return {};
   const [project] = await runCompiled<ProjectFacts>(ctx, table, 'project', [caller.accountId, entry.project_id], () =>
-    ctx.trx.selectFrom('projects').select(['active', 'assigned_users', 'assigned_tasks', 'hourly_rate'])
+    ctx.db.selectFrom('projects').select(['active', 'assigned_users', 'assigned_tasks', 'hourly_rate'])
       .where('account_id', '=', caller.accountId).where('id', '=', entry.project_id).compile());
   if (project === undefined) throw invalid(messages.unknownReference(noun, 'ProjectID', entry.project_id, projects.noun), 'ProjectID');
   if (projectChanged) {
@@ -171,7 +171,7 @@ async function checkEntry(ctx: WriteContext, table: EntityTable, entry: EntrySta
   const projectRate = project.hourly_rate;
   if (entry.task_id === null) return { projectRate };
   const [task] = await runCompiled<{ active: number; billable: number }>(ctx, table, 'task', [caller.accountId, entry.task_id], () =>
-    ctx.trx.selectFrom('tasks').select(['active', 'billable'])
+    ctx.db.selectFrom('tasks').select(['active', 'billable'])
       .where('account_id', '=', caller.accountId).where('id', '=', entry.task_id).compile());
   if (task === undefined) throw invalid(messages.unknownReference(noun, 'TaskID', entry.task_id, tasks.noun), 'TaskID');
   const allowed = project.assigned_tasks === null || project.assigned_tasks.split(',').includes(String(entry.task_id));
@@ -265,21 +265,20 @@ export const timeEntries: EntitySetDefinition = {
   },
   writes: {
     create: (ctx, table, values) => insertEntry(ctx, table, toColumns(table, values)),
-    async update(ctx, table, id, values, mode, seen) {
-      const given = toColumns(table, values);
-      // The entry as the request read it saves reading it again (a MERGE read it twice); when
-      // another write changed it in between, it is read again, locked, and checked anew.
-      if (seen !== undefined && table.versions.length > 0) {
-        const versions = await changeEntry(ctx, table, id, given, mode, toColumns(table, seen) as EntryState, true);
-        if (versions !== undefined) return versions;
-      }
-      return changeEntry(ctx, table, id, given, mode, await lockedEntry(ctx, id), false);
+    async update(ctx, table, id, values, mode) {
+      return changeEntry(ctx, table, id, toColumns(table, values), mode, await lockedEntry(ctx, id), false);
+    },
+    // The entry as the request read it saves reading it again (a MERGE read it twice); when
+    // another write changed it in between, update() reads it again, locked, and checks anew.
+    async updateSeen(ctx, table, id, values, mode, seen) {
+      if (table.versions.length === 0) return undefined;
+      return changeEntry(ctx, table, id, toColumns(table, values), mode, toColumns(table, seen) as EntryState, true);
     },
     async remove(ctx, table, id) {
       const current = await lockedEntry(ctx, id);
       mayChange(ctx.caller, current);
       await deleteRow(ctx, table, id);
-      await ctx.trx.insertInto('deleted_time_entries')
+      await ctx.db.insertInto('deleted_time_entries')
         .values({ id, account_id: ctx.caller.accountId, deleted_at: ctx.now, user_id: current.user_id }).execute();
     },
   },

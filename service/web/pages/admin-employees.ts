@@ -50,14 +50,14 @@ export function registerEmployeePages(admin: FastifyInstance, deps: WebDependenc
       field(`f-${name}`, label, html`<input id="f-${name}" name="${name}" type="${type}" required value="${form[name] ?? ''}"${described(`f-${name}`, e(name))}>`, e(name));
     return adminPage(ctx, t.employees, html`
       ${created ?? ''}
-      <table class="list">
+      <div class="scroll" role="region" aria-label="${t.employees}" tabindex="0"><table class="list">
         <thead><tr><th scope="col">${t.name}</th><th scope="col">${t.email}</th><th scope="col">${t.role}</th><th scope="col">${t.status}</th></tr></thead>
         <tbody>${users.map((u) => html`<tr data-id="${String(u.ID)}">
           <td><a href="/admin/employees/${String(u.ID)}">${fullName(u)}</a></td><td>${u.Email as string}</td>
           <td>${u.AccessRights === ACCESS_RIGHTS.administrator ? t.roleAdmin : t.roleUser}</td>
           <td>${u.Active !== true ? t.inactive : pending.has(u.ID as number) ? t.invitationPending : t.active}</td>
         </tr>`)}</tbody>
-      </table>
+      </table></div>
       <section class="card" aria-labelledby="invite">
         <h2 id="invite">${t.inviteEmployee}</h2>
         <form method="post" action="/admin/employees/invite" novalidate>

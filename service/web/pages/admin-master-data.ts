@@ -63,16 +63,22 @@ function stateFrom(body: unknown): FormState {
 export function registerMasterDataPages(admin: FastifyInstance, deps: WebDependencies): void {
   const { administration } = deps;
 
-  /** The entity's values from the form, or the fields' errors. */
-  function valuesOf(page: SetPage, body: unknown, isCreate: boolean): { values: EdmRecord; errors: FieldErrors } {
+  /**
+   * The entity's values from the form, or the fields' errors. Only the custom fields the account
+   * labels are in the form; the others keep what is stored (an API client may use them).
+   */
+  async function valuesOf(request: FastifyRequest, page: SetPage, isCreate: boolean): Promise<{ values: EdmRecord; errors: FieldErrors }> {
+    const body = request.body;
     const type = administration.typeOf(page.set);
-    const names = [page.nameProperty, ...page.plain, ...CUSTOM, ...(isCreate ? ['Active'] : [])];
+    const labelled = (await deps.bookings.customLabels(administrator(request).caller, page.labelPrefix)).map(([name]) => name);
+    const names = [page.nameProperty, ...page.plain, ...labelled, ...(isCreate ? ['Active'] : [])];
     const { values, errors } = recordFromForm(type, names, body, administration.messages);
     if (page.set === 'Projects') {
       const hours = formText(body, 'TimeBudgetHours').trim().replace(',', '.');
+      const budget = type.properties.find((p) => p.name === 'TimeBudget');
       if (hours === '') values.TimeBudget = null;
       else if (/^\d{1,6}(?:\.\d{1,4})?$/.test(hours)) values.TimeBudget = Math.round(Number(hours) * 3600);
-      else errors.TimeBudget = administration.messages.invalidValue(type, type.properties.find((p) => p.name === 'TimeBudget') as never);
+      else if (budget !== undefined) errors.TimeBudget = administration.messages.invalidValue(type, budget);
       // None chosen is null: everybody, all tasks (data-model.md).
       for (const list of ['AssignedUsers', 'AssignedTasks']) {
         const ids = formTexts(body, list);
@@ -144,7 +150,7 @@ export function registerMasterDataPages(admin: FastifyInstance, deps: WebDepende
       const done = (request.query as { done?: string }).done;
       return sendPage(reply, 200, adminPage(ctx, t[page.list], html`
         <p><a class="button" href="/admin${base}/new">${t[page.create]}</a></p>
-        <table class="list">
+        <div class="scroll" role="region" aria-label="${t[page.list]}" tabindex="0"><table class="list">
           <thead><tr><th scope="col">${page.nameProperty === 'Name' ? t.name : t.description}</th>${page.set === 'Projects' ? html`<th scope="col">${t.client}</th>` : ''}<th scope="col">${t.status}</th><th scope="col"><span class="visually-hidden">${t.actions}</span></th></tr></thead>
           <tbody>${records.map((r) => html`<tr data-id="${String(r.ID)}">
             <td><a href="/admin${base}/${String(r.ID)}">${r[page.nameProperty] as string}</a></td>
@@ -153,7 +159,7 @@ export function registerMasterDataPages(admin: FastifyInstance, deps: WebDepende
             <td><form method="post" action="/admin${base}/${String(r.ID)}/active">${csrfField(ctx)}<input type="hidden" name="active" value="${r.Active === true ? '0' : '1'}">
               <button type="submit" aria-label="${r.Active === true ? t.archive : t.reactivate}: ${r[page.nameProperty] as string}">${r.Active === true ? t.archive : t.reactivate}</button></form></td>
           </tr>`)}</tbody>
-        </table>`, { notice: done === 'saved' ? t.saved : undefined }));
+        </table></div>`, { notice: done === 'saved' ? t.saved : undefined }));
     });
 
     admin.get(`${base}/new`, async (request, reply) => {
@@ -163,7 +169,7 @@ export function registerMasterDataPages(admin: FastifyInstance, deps: WebDepende
 
     admin.post(`${base}/new`, async (request, reply) => {
       const caller = administrator(request).caller;
-      const { values, errors } = valuesOf(page, request.body, true);
+      const { values, errors } = await valuesOf(request, page, true);
       let shown = errors;
       if (Object.keys(errors).length === 0) {
         try {
@@ -185,7 +191,7 @@ export function registerMasterDataPages(admin: FastifyInstance, deps: WebDepende
     admin.post(`${base}/:id`, async (request, reply) => {
       const record = await ofId(request);
       if (record === undefined) return notFound(request, reply);
-      const { values, errors } = valuesOf(page, request.body, false);
+      const { values, errors } = await valuesOf(request, page, false);
       let shown = errors;
       if (Object.keys(errors).length === 0) {
         try {
