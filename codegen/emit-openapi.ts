@@ -1,6 +1,8 @@
 // openapi.json: the OpenAPI 3.1 document of the gateway's REST face, derived from the model only.
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { Model } from '../odata/model.js';
+import type { DescriptionExamples } from './description-examples.js';
+import { descriptionExamples } from './description-examples.js';
 import type { Emitter } from './emitter.js';
 import { buildSchemas } from './json-schema.js';
 import { splitWords } from './naming.js';
@@ -9,8 +11,8 @@ import {
   DEFAULT_SECURITY,
   PROBLEM_MEDIA_TYPE,
   SECURITY_SCHEMES,
-  SHARED_HEADERS,
-  SHARED_PARAMETERS,
+  sharedHeaders,
+  sharedParameters,
   problemResponseComponents,
 } from './openapi-components.js';
 import { toOpenApiSchema } from './openapi-parameter-schema.js';
@@ -21,13 +23,15 @@ import { describeRestSurface } from './rest-surface.js';
 export const REST_BASE_PATH = '/api/v1';
 const API_VERSION = '1.0.0';
 
-const PROBLEM_EXAMPLE = {
-  type: 'urn:timegate:problem:not-found',
-  title: 'Not Found',
-  status: 404,
-  detail: 'Projects(7) does not exist',
-  instance: '/api/v1/projects/7',
-};
+function problemExample(examples: DescriptionExamples) {
+  return {
+    type: 'urn:timegate:problem:not-found',
+    title: 'Not Found',
+    status: 404,
+    detail: `${examples.entityAddress} does not exist`,
+    instance: examples.entityPath,
+  };
+}
 
 export const emitOpenApi: Emitter = (model) => [
   { path: 'openapi.json', contents: `${JSON.stringify(buildOpenApiDocument(model), null, 2)}\n` },
@@ -35,17 +39,18 @@ export const emitOpenApi: Emitter = (model) => [
 
 export function buildOpenApiDocument(model: Model): OpenAPIV3_1.Document {
   const surface = describeRestSurface(model);
+  const examples = descriptionExamples(model, REST_BASE_PATH);
   const paths = buildPaths(model, surface);
   const schemas = Object.fromEntries(
     Object.entries(withExamples(buildSchemas(model))).map(([name, schema]) => [name, toOpenApiSchema(schema)]),
   );
-  if (schemas.Problem !== undefined) schemas.Problem = { ...schemas.Problem, examples: [PROBLEM_EXAMPLE] };
+  if (schemas.Problem !== undefined) schemas.Problem = { ...schemas.Problem, examples: [problemExample(examples)] };
   const document: OpenAPIV3_1.Document = {
     openapi: '3.1.0',
     info: {
       title: `${titleOf(model.containerName)} REST API`,
       version: API_VERSION,
-      description: describeApi(model),
+      description: describeApi(model, examples),
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: REST_BASE_PATH, description: 'The gateway this document is served by.' }],
@@ -55,8 +60,8 @@ export function buildOpenApiDocument(model: Model): OpenAPIV3_1.Document {
     components: {
       schemas,
       responses: problemResponseComponents(),
-      parameters: { ...SHARED_PARAMETERS },
-      headers: { ...SHARED_HEADERS },
+      parameters: sharedParameters(examples),
+      headers: sharedHeaders(examples),
       securitySchemes: SECURITY_SCHEMES,
     },
   };
@@ -70,15 +75,15 @@ function titleOf(containerName: string): string {
     .join(' ');
 }
 
-function describeApi(model: Model): string {
+function describeApi(model: Model, examples: DescriptionExamples): string {
   return [
     `JSON REST face of the OData V2 service \`${model.containerNamespace}.${model.containerName}\`, ` +
       'generated from its entity data model by timegate.',
     '',
-    '- Resources are the entity sets in kebab-case (`/time-entries`); properties are camelCase (`ID` is `id`).',
+    `- Resources are the entity sets in kebab-case (\`${examples.resourcePath}\`); properties are camelCase (${examples.propertyCasing}).`,
     '- Lists answer `{ "items": [...], "next": "<url>" | null, "total"?: n }`; follow `next` for the next page.',
     '- Reads answer whole resources. For only some properties, read the same path plus `:select` with `select` ' +
-      '(`GET /projects/7:select?select=id,name`, `GET /projects:select?select=name`).',
+      `(\`GET ${examples.itemPath}:select?select=${examples.itemSelect}\`, \`GET ${examples.collectionPath}:select?select=${examples.listSelect}\`).`,
     '- Date-times are RFC 3339 in UTC (`2026-11-22T09:00:00Z`); Int64 and Decimal values are strings.',
     '- Single resources carry an `ETag`; send it back in `If-Match` to update or delete safely.',
     `- Every error is an RFC 9457 problem document (\`${PROBLEM_MEDIA_TYPE}\`).`,

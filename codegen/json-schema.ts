@@ -14,6 +14,8 @@ import type {
 } from '../odata/model.js';
 import { isEdmPrimitiveType } from '../odata/model.js';
 import { indexModel } from '../odata/model-index.js';
+import type { DescriptionExamples } from './description-examples.js';
+import { descriptionExamples } from './description-examples.js';
 import type { JsonSchema } from './edm-json-schema.js';
 import { defaultJsonValue, primitiveJsonSchema, typeHint, withNull } from './edm-json-schema.js';
 import { toPascalCase } from './naming.js';
@@ -81,8 +83,11 @@ class SchemaBuilder {
   private readonly hints = new Map<string, string>();
   private readonly queryStrings: string[] = [];
 
+  private readonly examples: DescriptionExamples;
+
   constructor(private readonly model: Model) {
     this.index = indexModel(model);
+    this.examples = descriptionExamples(model, '');
   }
 
   build(): void {
@@ -147,9 +152,10 @@ class SchemaBuilder {
    * Navigations refer to the target's selection, as `client/name` selects inside an expansion.
    */
   private selection(type: EntityType): JsonSchema {
+    const nested = this.examples.nestedSelect;
     const what =
       `${type.name} as a read returns it when \`select\` is given: only the selected properties ` +
-      'and the expanded navigations (nested selects such as `client/name` give partial related items).';
+      `and the expanded navigations (nested selects${nested === undefined ? '' : ` such as \`${nested}\``} give partial related items).`;
     const schema = this.shape(type, type.properties, 'read', what);
     delete schema.required;
     for (const nav of type.navigationProperties) {

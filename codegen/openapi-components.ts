@@ -1,6 +1,7 @@
-// The model-independent parts of the REST face's OpenAPI document: problem responses, shared
-// parameters and headers, security schemes. Operations refer to these by name.
+// The shared parts of the REST face's OpenAPI document: problem responses, shared parameters and
+// headers (their examples from the model), security schemes. Operations refer to these by name.
 import type { OpenAPIV3_1 } from 'openapi-types';
+import type { DescriptionExamples } from './description-examples.js';
 
 /** RFC 9457 problem responses of components.responses, by name. */
 export const PROBLEM_RESPONSES = {
@@ -23,12 +24,16 @@ export type ProblemResponseName = keyof typeof PROBLEM_RESPONSES;
 
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
-/** Shared parameters of components.parameters: list options and conditional-request headers. */
-export const SHARED_PARAMETERS = {
+/**
+ * Shared parameters of components.parameters: list options and conditional-request headers,
+ * their examples from the model (description-examples.ts).
+ */
+export function sharedParameters(examples: DescriptionExamples) {
+  return {
   filter: {
     name: 'filter',
     in: 'query',
-    description: 'OData V2 `$filter` expression over the REST (camelCase) property names, e.g. `active eq true and clientId eq 7`.',
+    description: `OData V2 \`$filter\` expression over the REST (camelCase) property names, e.g. \`${examples.filter}\`.`,
     schema: { type: 'string' },
     example: 'active eq true',
   },
@@ -43,7 +48,7 @@ export const SHARED_PARAMETERS = {
     name: 'select',
     in: 'query',
     required: true,
-    description: 'Comma-separated property names to return, nested with `/` inside expanded navigations (e.g. `name,client/name`).',
+    description: `Comma-separated property names to return, nested with \`/\` inside expanded navigations (e.g. \`${examples.select}\`).`,
     schema: { type: 'string', minLength: 1 },
     example: 'id,name',
   },
@@ -52,14 +57,14 @@ export const SHARED_PARAMETERS = {
     in: 'query',
     description:
       'Comma-separated property names to return for each item, nested with `/` inside expanded navigations ' +
-      '(e.g. `name,client/name`). Give it on the first page; a `cursor` carries it to the next (every property when absent).',
+      `(e.g. \`${examples.select}\`). Give it on the first page; a \`cursor\` carries it to the next (every property when absent).`,
     schema: { type: 'string', minLength: 1 },
     example: 'id,name',
   },
   expand: {
     name: 'expand',
     in: 'query',
-    description: 'Comma-separated navigation property names to embed, nested with `/` (e.g. `project/client`).',
+    description: `Comma-separated navigation property names to embed, nested with \`/\` (e.g. \`${examples.expand}\`).`,
     schema: { type: 'string' },
   },
   limit: {
@@ -92,11 +97,14 @@ export const SHARED_PARAMETERS = {
     description: 'ETag of a cached copy; the response is 304 without a body when the resource is unchanged.',
     schema: { type: 'string' },
   },
-} as const satisfies Record<string, OpenAPIV3_1.ParameterObject>;
+  } as const satisfies Record<string, OpenAPIV3_1.ParameterObject>;
+}
 
-export type SharedParameterName = keyof typeof SHARED_PARAMETERS;
+export type SharedParameterName = keyof ReturnType<typeof sharedParameters>;
 
-export const SHARED_HEADERS = {
+/** Shared headers of components.headers, their examples from the model. */
+export function sharedHeaders(examples: DescriptionExamples) {
+  return {
   ETag: {
     description: 'Version of the resource, for `If-Match` and `If-None-Match`.',
     schema: { type: 'string' },
@@ -105,7 +113,7 @@ export const SHARED_HEADERS = {
   Location: {
     description: 'URL of the created resource.',
     schema: { type: 'string', format: 'uri-reference' },
-    example: '/api/v1/projects/7',
+    example: examples.entityPath,
   },
   RetryAfter: {
     description: 'Seconds to wait before retrying.',
@@ -148,9 +156,10 @@ export const SHARED_HEADERS = {
     schema: { type: 'integer', minimum: 0 },
     example: 12,
   },
-} as const satisfies Record<string, OpenAPIV3_1.HeaderObject>;
+  } as const satisfies Record<string, OpenAPIV3_1.HeaderObject>;
+}
 
-export type SharedHeaderName = keyof typeof SHARED_HEADERS;
+export type SharedHeaderName = keyof ReturnType<typeof sharedHeaders>;
 
 /** Headers of every answer of the face, by their names on the wire. */
 export const ANSWER_HEADERS: Readonly<Record<string, SharedHeaderName>> = {

@@ -2,7 +2,8 @@
 // elements and SAP quirks. Strict reading (the default) reports every problem of such a model at
 // once and generates nothing; lenient reading skips or maps each construct it does not support,
 // one warning each, and generates the rest: types, validators, OpenAPI and client that compile,
-// load and validate, for every metadata file under test/fixtures/.
+// load and validate, for every metadata file under test/fixtures/, and whose descriptions speak
+// of that model, not of time tracking.
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -122,6 +123,17 @@ describe.each(fixtureEdmxFiles())('codegen --lenient on %s', (file) => {
     expect(Object.keys(validators).length).toBeGreaterThan(0);
     const api = await SwaggerParser.validate(path.join(dir, 'openapi.json')) as { paths?: Record<string, unknown> };
     for (const set of model.entitySets) expect(Object.keys(api.paths ?? {})).toContain(`/${set.restPath}`);
+
+    // Every description speaks of this model: the examples of the time-tracking model leaked.
+    for (const name of ['openapi.json', 'schemas.json', 'types.ts', 'client.ts']) {
+      const text = readFileSync(path.join(dir, name), 'utf8');
+      for (const leak of ['time-entries', 'time entr', 'client/name', 'clientId', 'project/client', 'Projects(7)', '/projects']) {
+        expect(text, `${name} mentions ${leak}`).not.toContain(leak);
+      }
+    }
+    const description = (api as { info?: { description?: string } }).info?.description ?? '';
+    const firstSet = model.entitySets[0];
+    expect(description).toContain(`(\`/${(model.entitySets.find((s) => s.restPath.includes('-')) ?? firstSet)?.restPath ?? ''}\`)`);
   }, 120_000);
 });
 
@@ -148,5 +160,31 @@ describe('timegate codegen --lenient', () => {
     writeFileSync(edmx, readFileSync('spec/timetracking.edmx', 'utf8').replace('<EntityContainer', '<EnumType Name="Farbe"/><EntityContainer'));
     const line = expectOneLineError(await timegate(['codegen', '--edmx', edmx, '--out', path.join(out, 'x')]), 1);
     expect(line).toContain('element <EnumType> is not supported here');
+  });
+});
+
+describe('description examples come from the model', () => {
+  it('Northwind gets its own names; the time-tracking model keeps the ones it had', async () => {
+    const { descriptionExamples } = await import('../../codegen/description-examples.js');
+    const northwind = descriptionExamples(readEdmx(readFileSync('test/fixtures/northwind/northwind.edmx', 'utf8')), '/api/v1');
+    expect(northwind).toMatchObject({
+      resourcePath: '/order-details',
+      filter: 'discontinued eq true and supplierId eq 7',
+      nestedSelect: 'category/categoryName',
+      entityAddress: 'Categories(7)',
+      entityPath: '/api/v1/categories/7',
+    });
+    const timetracking = descriptionExamples(readEdmx(readFileSync('spec/timetracking.edmx', 'utf8')), '/api/v1');
+    expect(timetracking).toMatchObject({
+      resourcePath: '/time-entries',
+      propertyCasing: '`ID` is `id`',
+      filter: 'active eq true and clientId eq 7',
+      select: 'name,client/name',
+      expand: 'project/client',
+      entityAddress: 'Projects(7)',
+      itemPath: '/projects/7',
+      itemSelect: 'id,name',
+      listSelect: 'name',
+    });
   });
 });
