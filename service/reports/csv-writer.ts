@@ -69,7 +69,7 @@ function field(column: ExportColumn<never>, value: CellValue, options: CsvOption
 }
 
 /**
- * Writes a header line and one line per entry to `out`, waiting whenever `out` asks to (one chunk
+ * Writes a header line and one line per row (an entry, or a report's line: report-export.ts) to `out`, waiting whenever `out` asks to (one chunk
  * in memory at a time); resolves with the number of entries written. Does not end `out`.
  */
 export async function writeCsv<Row = EntryRow>(rows: AsyncIterable<Row> | Iterable<Row>, columns: readonly ExportColumn<Row>[], out: Writable,

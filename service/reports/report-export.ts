@@ -11,7 +11,7 @@ import { writeCsv } from './csv-writer.js';
 import type { CsvDelimiter } from './csv-writer.js';
 import type { ExportColumn, ExportLanguage } from './export-columns.js';
 import type { ExportFormat } from './export-entries.js';
-import type { Report, ReportGroup, ReportSums } from './report-query.js';
+import type { Report, ReportSums } from './report-query.js';
 import type { EntryFilter } from './report-scope.js';
 import { writeXlsx } from './xlsx-writer.js';
 
@@ -46,7 +46,7 @@ export function reportColumns(report: Report, language: ExportLanguage): readonl
     columns.push({ header: t.month, kind: 'text', width: 10, value: (r) => r.period });
   }
   columns.push(
-    { header: t.group[report.groupBy satisfies ReportGroup], kind: 'text', width: 28, value: (r) => (r.isTotal ? t.total : r.label || t.withoutName) },
+    { header: t.group[report.groupBy], kind: 'text', width: 28, value: (r) => (r.isTotal ? t.total : r.label || t.withoutName) },
     { header: t.billable, kind: 'hours', width: 14, value: (r) => r.billableSeconds },
     { header: t.nonBillable, kind: 'hours', width: 14, value: (r) => r.nonBillableSeconds },
     { header: t.hours, kind: 'hours', width: 10, value: (r) => r.seconds },

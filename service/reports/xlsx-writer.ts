@@ -131,7 +131,7 @@ function packageParts(sheetName: string, sheets: number): Array<[string, string]
 }
 
 /**
- * Writes a workbook (a header row, then one row per entry, oldest first) to `out` and finishes
+ * Writes a workbook (a header row, then one row per entry, oldest first, or per report line) to `out` and finishes
  * the zip; resolves with the number of entries written, once every byte went to `out`. Does not
  * end `out`. Rejects when `out` fails or closes first.
  */
