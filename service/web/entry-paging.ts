@@ -56,10 +56,15 @@ export async function pageOfEntries(database: ReportDatabase, scope: ReportScope
     // The entries just before the cursor are the newest ones older than it: read them newest first, then turn them round.
     const found = await listEntries(database, scope, filter, account, { limit, order: 'desc', after: position.before });
     const rows = [...found.rows].reverse();
-    return { rows, previous: found.next === null ? null : cursorOf(rows[0]), next: cursorOf(rows.at(-1)) };
+    // An empty page still leads on: the page after it starts at the cursor's own entry (just after ID - 1).
+    const next = cursorOf(rows.at(-1)) ?? { startTime: position.before.startTime, id: Math.max(0, position.before.id - 1) };
+    return { rows, previous: found.next === null ? null : cursorOf(rows[0]), next };
   }
-  const found = await listEntries(database, scope, filter, account, { limit, ...(position.after === undefined ? {} : { after: position.after }) });
-  return { rows: found.rows, previous: position.after === undefined ? null : cursorOf(found.rows[0]), next: found.next };
+  const { after } = position;
+  const found = await listEntries(database, scope, filter, account, { limit, ...(after === undefined ? {} : { after }) });
+  // The page before ends with the cursor's own entry (just before ID + 1), also when this page is empty.
+  const previous = after === undefined ? null : cursorOf(found.rows[0]) ?? { startTime: after.startTime, id: after.id + 1 };
+  return { rows: found.rows, previous, next: found.next };
 }
 
 /** Links to the previous and next pages of the list at `/admin/entries` filtered by `form`; nothing when it fits one page. */

@@ -110,6 +110,9 @@ describe.each(testDatabases)('paging through the team\'s entries on $name', (kin
     const far = await alex.get(`/admin/entries?${FILTER}&after=${Date.UTC(2030, 0, 1)}.1`);
     expect(far.status).toBe(200);
     expect(listed(far.text).ids).toEqual([]);
+    // Past the end, "Previous" still leads to the last 500.
+    const last = await alex.get(listed(far.text).previous as string);
+    expect(listed(last.text).ids).toEqual(seeded.slice(-500));
     expect((await jana.get(`/admin/entries?${FILTER}&after=${MARCH}.1`)).status).toBe(404);
   });
 });
