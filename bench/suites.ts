@@ -3,6 +3,7 @@
 import type { BenchSuite } from './suite.js';
 import { cliStart } from './cli-start.js';
 import { workersBench } from './workers.js';
+import { exportBench } from './export.js';
 import { gatewayCache } from './gateway-cache.js';
 import { gatewayPassthrough } from './gateway-passthrough.js';
 import { gatewayRest } from './gateway-rest.js';
@@ -12,4 +13,4 @@ import { serviceBatch } from './service-batch.js';
 import { serviceHttp } from './service-http.js';
 import { webWeek } from './web-week.js';
 
-export const suites: readonly BenchSuite[] = [odataCodecs, serviceHttp, serviceBatch, webWeek, gatewayCache, gatewayPassthrough, gatewayRest, nginxBaseline, workersBench, cliStart];
+export const suites: readonly BenchSuite[] = [odataCodecs, serviceHttp, serviceBatch, webWeek, gatewayCache, gatewayPassthrough, gatewayRest, nginxBaseline, workersBench, cliStart, exportBench];

@@ -2,6 +2,7 @@
 // resource class whose methods are exactly the set's REST operations.
 import type {
   ClassDeclarationStructure,
+  MethodDeclarationOverloadStructure,
   MethodDeclarationStructure,
   OptionalKind,
   ParameterDeclarationStructure,
@@ -11,9 +12,10 @@ import { StructureKind } from 'ts-morph';
 import { schemaNames } from './json-schema.js';
 import { toPascalCase } from './naming.js';
 import type { NavigationResource, SetResource } from './rest-surface.js';
+import { BATCH_CREATE_MAX_ITEMS, selectionPathOf } from './rest-surface.js';
 
 /** Method names of a resource class; a navigation of the same name gets a `related` prefix. */
-const RESOURCE_METHODS = ['list', 'pages', 'get', 'create', 'update', 'delete', 'constructor'];
+const RESOURCE_METHODS = ['list', 'pages', 'get', 'create', 'createAll', 'update', 'delete', 'constructor'];
 
 /** List queries (equality filters typed) come from types.ts, as `<Set>ListQuery`. */
 function listQueryType(resource: SetResource): string {
@@ -50,73 +52,55 @@ export function resourceClass(resource: SetResource): ClassDeclarationStructure 
     const list = `T.${schemaNames.list(resource.type)}`;
     const selected = `T.${schemaNames.selectionList(resource.type)}`;
     const query = listQueryType(resource);
+    const path = `readPath('${resource.collectionPath}', query)`;
+    const plain = `GET ${resource.collectionPath}`;
+    const selecting = `GET ${selectionPathOf(resource.collectionPath)}`;
     methods.push(
       {
         name: 'list',
-        overloads: [
-          {
-            docs: [`One page of ${resource.set.name} (GET ${resource.collectionPath}), each item with only the selected properties.`],
-            parameters: [{ name: 'query', type: withSelect(query) }],
-            returnType: `Promise<${selected}>`,
-          },
-          {
-            docs: [`One page of ${resource.set.name} (GET ${resource.collectionPath}).`],
-            parameters: [{ name: 'query', type: query, hasQuestionToken: true }],
-            returnType: `Promise<${list}>`,
-          },
-        ],
+        overloads: readOverloads([], query, {
+          selected: [`One page of ${resource.set.name} (${selecting}), each item with only the selected properties.`, `Promise<${selected}>`],
+          full: [`One page of ${resource.set.name} (${plain}), each item whole.`, `Promise<${list}>`],
+          either: [`One page of ${resource.set.name}: ${plain}, or ${selecting} when \`select\` is given.`, `Promise<${list} | ${selected}>`],
+        }),
         parameters: [{ name: 'query', type: query, hasQuestionToken: true }],
         returnType: `Promise<${list} | ${selected}>`,
-        statements: `return this.#transport.value({ method: 'GET', path: '${resource.collectionPath}', query });`,
+        statements: `return this.#transport.value({ method: 'GET', path: ${path}, query });`,
       },
       {
         name: 'pages',
-        overloads: [
-          {
-            docs: [`Every page of ${resource.set.name}, following \`next\`, each item with only the selected properties.`],
-            parameters: [{ name: 'query', type: withSelect(query) }],
-            returnType: `AsyncGenerator<${selected}, void, undefined>`,
-          },
-          {
-            docs: [`Every page of ${resource.set.name}, following \`next\`.`],
-            parameters: [{ name: 'query', type: query, hasQuestionToken: true }],
-            returnType: `AsyncGenerator<${list}, void, undefined>`,
-          },
-        ],
+        overloads: readOverloads([], query, {
+          selected: [`Every page of ${resource.set.name} (${selecting}), following \`next\`, each item with only the selected properties.`, `AsyncGenerator<${selected}, void, undefined>`],
+          full: [`Every page of ${resource.set.name} (${plain}), following \`next\`.`, `AsyncGenerator<${list}, void, undefined>`],
+          either: [`Every page of ${resource.set.name}, following \`next\`: ${plain}, or ${selecting} when \`select\` is given.`, `AsyncGenerator<${list} | ${selected}, void, undefined>`],
+        }),
         parameters: [{ name: 'query', type: query, hasQuestionToken: true }],
         returnType: `AsyncGenerator<${list} | ${selected}, void, undefined>`,
-        statements: `return this.#transport.pages('${resource.collectionPath}', query);`,
+        statements: `return this.#transport.pages(${path}, query);`,
       },
     );
   }
   const selection = `T.${schemaNames.selection(resource.type)}`;
+  const plainGet = `GET ${resource.itemPath}`;
+  const selectingGet = `GET ${selectionPathOf(resource.itemPath)}`;
+  const unchanged = '`null` when unchanged since `ifNoneMatch` (304)';
   methods.push({
     name: 'get',
     overloads: [
-      {
-        docs: [`One ${resource.typeName} by key with only the selected properties; \`null\` when unchanged since \`ifNoneMatch\` (304).`],
-        parameters: [key, { name: 'options', type: withSelect('ConditionalGetOptions') }],
-        returnType: `Promise<${selection} | null>`,
-      },
-      {
-        docs: [`One ${resource.typeName} by key (GET ${resource.itemPath}); \`null\` when unchanged since \`ifNoneMatch\` (304).`],
-        parameters: [key, { name: 'options', type: 'ConditionalGetOptions' }],
-        returnType: `Promise<${item} | null>`,
-      },
-      {
-        docs: [`One ${resource.typeName} by key (GET ${resource.itemPath}) with only the selected properties.`],
-        parameters: [key, { name: 'options', type: withSelect('GetOptions') }],
-        returnType: `Promise<${selection}>`,
-      },
-      {
-        docs: [`One ${resource.typeName} by key (GET ${resource.itemPath}).`],
-        parameters: [key, { name: 'options', type: 'GetOptions', hasQuestionToken: true }],
-        returnType: `Promise<${item}>`,
-      },
+      ...readOverloads([key], 'ConditionalGetOptions', {
+        selected: [`One ${resource.typeName} by key (${selectingGet}) with only the selected properties; ${unchanged}.`, `Promise<${selection} | null>`],
+        full: [`One ${resource.typeName} by key (${plainGet}), whole; ${unchanged}.`, `Promise<${item} | null>`],
+        either: [`One ${resource.typeName} by key: ${plainGet}, or ${selectingGet} when \`select\` is given; ${unchanged}.`, `Promise<${item} | ${selection} | null>`],
+      }),
+      ...readOverloads([key], 'GetOptions', {
+        selected: [`One ${resource.typeName} by key (${selectingGet}) with only the selected properties.`, `Promise<${selection}>`],
+        full: [`One ${resource.typeName} by key (${plainGet}), whole.`, `Promise<${item}>`],
+        either: [`One ${resource.typeName} by key: ${plainGet}, or ${selectingGet} when \`select\` is given.`, `Promise<${item} | ${selection}>`],
+      }),
     ],
     parameters: [key, { name: 'options', type: 'GetOptions | ConditionalGetOptions', hasQuestionToken: true }],
     returnType: `Promise<${item} | ${selection} | null>`,
-    statements: `return this.#transport.getItem(${itemPath}, options);`,
+    statements: `return this.#transport.getItem(readPath(${itemPath}, options), options);`,
   });
   if (ids.create) {
     methods.push({
@@ -125,6 +109,19 @@ export function resourceClass(resource: SetResource): ClassDeclarationStructure 
       parameters: [{ name: 'body', type: `T.${schemaNames.create(resource.type)}` }],
       returnType: `Promise<${item}>`,
       statements: `return this.#transport.value({ method: 'POST', path: '${resource.collectionPath}', body });`,
+    });
+  }
+  if (ids.batchCreate) {
+    methods.push({
+      name: 'createAll',
+      docs: [
+        `Creates every ${resource.typeName} of \`items\` (1 to ${BATCH_CREATE_MAX_ITEMS}), all or none (POST ${resource.batchPath}): ` +
+          'the created ones in the order sent. When the service refuses one, nothing is created and the promise ' +
+          'rejects with a BatchItemError whose `index` is that item\'s position in `items`.',
+      ],
+      parameters: [{ name: 'items', type: `readonly T.${schemaNames.create(resource.type)}[]` }],
+      returnType: `Promise<${item}[]>`,
+      statements: `return this.#transport.createAll('${resource.batchPath}', items);`,
     });
   }
   if (ids.update) {
@@ -179,43 +176,68 @@ function navigationMethod(
   const name = RESOURCE_METHODS.includes(restName) ? `related${toPascalCase(restName)}` : restName;
   const path = `${itemPath} + '/${navigation.segment}'`;
   const target = navigation.target;
+  const plain = `GET ${navigation.path}`;
+  const selecting = `GET ${selectionPathOf(navigation.path)}`;
   if (navigation.isCollection) {
     const list = `T.${schemaNames.list(target.type)}`;
     const selected = `T.${schemaNames.selectionList(target.type)}`;
     const query = listQueryType(target);
-    const docs = `One page of the ${target.set.name} of ${resource.aTypeName} (GET ${navigation.path})`;
+    const docs = `One page of the ${target.set.name} of ${resource.aTypeName}`;
     return {
       name,
-      overloads: [
-        { docs: [`${docs}, each item with only the selected properties.`], parameters: [key, { name: 'query', type: withSelect(query) }], returnType: `Promise<${selected}>` },
-        { docs: [`${docs}.`], parameters: [key, { name: 'query', type: query, hasQuestionToken: true }], returnType: `Promise<${list}>` },
-      ],
+      overloads: readOverloads([key], query, {
+        selected: [`${docs} (${selecting}), each item with only the selected properties.`, `Promise<${selected}>`],
+        full: [`${docs} (${plain}), each item whole.`, `Promise<${list}>`],
+        either: [`${docs}: ${plain}, or ${selecting} when \`select\` is given.`, `Promise<${list} | ${selected}>`],
+      }),
       parameters: [key, { name: 'query', type: query, hasQuestionToken: true }],
       returnType: `Promise<${list} | ${selected}>`,
-      statements: `return this.#transport.value({ method: 'GET', path: ${path}, query });`,
+      statements: `return this.#transport.value({ method: 'GET', path: readPath(${path}, query), query });`,
     };
   }
   const item = `T.${target.typeName}`;
   const selection = `T.${schemaNames.selection(target.type)}`;
-  const docs = `The ${target.typeName} of ${resource.aTypeName} (GET ${navigation.path})`;
+  const docs = `The ${target.typeName} of ${resource.aTypeName}`;
+  const none = 'a 404 ProblemError when there is none';
   return {
     name,
-    overloads: [
-      {
-        docs: [`${docs} with only the selected properties; a 404 ProblemError when there is none.`],
-        parameters: [key, { name: 'options', type: withSelect('GetOptions') }],
-        returnType: `Promise<${selection}>`,
-      },
-      {
-        docs: [`${docs}; a 404 ProblemError when there is none.`],
-        parameters: [key, { name: 'options', type: 'GetOptions', hasQuestionToken: true }],
-        returnType: `Promise<${item}>`,
-      },
-    ],
+    overloads: readOverloads([key], 'GetOptions', {
+      selected: [`${docs} (${selecting}) with only the selected properties; ${none}.`, `Promise<${selection}>`],
+      full: [`${docs} (${plain}), whole; ${none}.`, `Promise<${item}>`],
+      either: [`${docs}: ${plain}, or ${selecting} when \`select\` is given; ${none}.`, `Promise<${item} | ${selection}>`],
+    }),
     parameters: [key, { name: 'options', type: 'GetOptions', hasQuestionToken: true }],
     returnType: `Promise<${item} | ${selection}>`,
-    statements: `return this.#transport.value({ method: 'GET', path: ${path}, query: options });`,
+    statements: `return this.#transport.value({ method: 'GET', path: readPath(${path}, options), query: options });`,
   };
+}
+
+/** An overload: its doc line and its return type. */
+type ReadOverload = readonly [doc: string, returnType: string];
+
+/**
+ * The overloads of a read whose options may carry `select`: with `select` it goes to the
+ * `:select` twin and answers the Selection type; without, it answers the whole entity (every
+ * property required, as the document says); a `select` that may be undefined gets both.
+ */
+function readOverloads(
+  leading: readonly OptionalKind<ParameterDeclarationStructure>[],
+  optionsType: string,
+  shapes: { readonly selected: ReadOverload; readonly full: ReadOverload; readonly either?: ReadOverload },
+): OptionalKind<MethodDeclarationOverloadStructure>[] {
+  const name = leading.length === 0 ? 'query' : 'options';
+  // Conditional options (ifNoneMatch) are required: they change the answer to include null.
+  const isOptional = optionsType !== 'ConditionalGetOptions';
+  const overload = ([doc, returnType]: ReadOverload, type: string, hasQuestionToken: boolean): OptionalKind<MethodDeclarationOverloadStructure> => ({
+    docs: [doc],
+    parameters: [...leading, { name, type, hasQuestionToken }],
+    returnType,
+  });
+  return [
+    overload(shapes.selected, withSelect(optionsType), false),
+    overload(shapes.full, `${optionsType} & { readonly select?: undefined }`, isOptional),
+    ...(shapes.either ? [overload(shapes.either, optionsType, false)] : []),
+  ];
 }
 
 /** Options that certainly carry `select`: the overloads that return the Selection types. */

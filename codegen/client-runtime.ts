@@ -2,6 +2,7 @@
 // the per-set resource classes call. Kept as source text because it is copied verbatim into
 // every generated client (which must have no runtime dependency); the generated file is
 // type-checked and linted by the client tests, so this text is too.
+import { SELECTION_SUFFIX } from './rest-surface.js';
 
 export const CLIENT_RUNTIME_SOURCE = `
 /** How to reach and authenticate with the REST face. */
@@ -19,6 +20,7 @@ export interface ClientOptions {
 }
 
 export interface GetOptions {
+  /** Only these properties (\`name,client/name\`): the read goes to its \`${SELECTION_SUFFIX}\` twin and answers the Selection type. */
   readonly select?: string;
   readonly expand?: string;
 }
@@ -43,6 +45,21 @@ export class ProblemError extends Error {
     this.name = 'ProblemError';
     this.status = status;
     this.problem = problem;
+  }
+}
+
+/**
+ * A bulk create (\`createAll\`) refused because of one of its items; none was created. \`index\`
+ * is that item's position in the array sent, read off the problem's \`errors\` pointer (\`/3\`,
+ * \`/3/startTime\`).
+ */
+export class BatchItemError extends ProblemError {
+  readonly index: number;
+
+  constructor(status: number, problem: T.Problem, index: number) {
+    super(status, problem);
+    this.name = 'BatchItemError';
+    this.index = index;
   }
 }
 
@@ -115,6 +132,17 @@ class Transport {
     return this.send<R>({ method: 'GET', path, query, headers: { 'if-none-match': ifNoneMatch } });
   }
 
+  /** POST of an array to a bulk create: the created items in order, or a BatchItemError naming the refused one. */
+  async createAll<R>(path: string, items: readonly unknown[]): Promise<R[]> {
+    try {
+      return (await this.value<{ readonly items: R[] }>({ method: 'POST', path, body: items })).items;
+    } catch (error) {
+      const index = error instanceof ProblemError ? itemIndexOf(error.problem) : undefined;
+      if (error instanceof ProblemError && index !== undefined) throw new BatchItemError(error.status, error.problem, index);
+      throw error;
+    }
+  }
+
   /** Every page of a list, following \`next\` until the last. */
   async *pages<R extends { readonly next: string | null }>(path: string, query?: QueryObject): AsyncGenerator<R, void, undefined> {
     let page = await this.value<R>({ method: 'GET', path, query });
@@ -153,6 +181,17 @@ async function problemOf(response: Response): Promise<ProblemError> {
     // not JSON: the status line is all there is
   }
   return new ProblemError(response.status, text === '' ? fallback : { ...fallback, detail: text.slice(0, 500) });
+}
+
+/** The item a bulk create's problem names by its index, if it names one (not so for 401, 413, 429, ...). */
+function itemIndexOf(problem: T.Problem): number | undefined {
+  const match = /^\\/(\\d+)(?:\\/|$)/.exec(problem.errors?.[0]?.pointer ?? '');
+  return match ? Number(match[1]) : undefined;
+}
+
+/** A read narrowed by \`select\` is the \`${SELECTION_SUFFIX}\` twin of the plain read, which answers whole entities. */
+function readPath(path: string, options?: { readonly select?: string }): string {
+  return typeof options?.select === 'string' ? path + '${SELECTION_SUFFIX}' : path;
 }
 
 function keySegment(value: string | number | boolean): string {

@@ -136,7 +136,8 @@ export function sharedHeaders(examples: DescriptionExamples) {
   },
   RateLimit: {
     description:
-      'What is left of each policy of `RateLimit-Policy`: `r` requests, for `t` more seconds. Only when the gateway limits rates.',
+      'What is left of each policy of `RateLimit-Policy`: `r` requests, for `t` more seconds. Only when the gateway limits rates ' +
+      '(configured for the older fields, it sends `X-RateLimit-Limit`, `-Remaining` and `-Reset` instead, or as well).',
     schema: { type: 'string' },
     example: '"read";r=42;t=17',
   },
@@ -149,6 +150,11 @@ export function sharedHeaders(examples: DescriptionExamples) {
     description: 'The same in one word: `HIT`, `MISS` or `STALE` (served from the cache while the upstream fails). Only when the cache is on.',
     schema: { type: 'string', enum: ['HIT', 'MISS', 'STALE'] },
     example: 'HIT',
+  },
+  Age: {
+    description: 'Seconds since the answer was stored in the read cache; on answers from the cache only.',
+    schema: { type: 'integer', minimum: 0 },
+    example: 12,
   },
   } as const satisfies Record<string, OpenAPIV3_1.HeaderObject>;
 }
@@ -166,6 +172,7 @@ export const ANSWER_HEADERS: Readonly<Record<string, SharedHeaderName>> = {
 export const CACHED_READ_HEADERS: Readonly<Record<string, SharedHeaderName>> = {
   'Cache-Status': 'CacheStatus',
   'X-Cache': 'XCache',
+  Age: 'Age',
 };
 
 /** `{ 'X-Request-Id': { $ref } , ... }` of a map of wire names to shared headers. */

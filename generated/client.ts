@@ -16,6 +16,7 @@ export interface ClientOptions {
 }
 
 export interface GetOptions {
+  /** Only these properties (`name,client/name`): the read goes to its `:select` twin and answers the Selection type. */
   readonly select?: string;
   readonly expand?: string;
 }
@@ -40,6 +41,21 @@ export class ProblemError extends Error {
     this.name = 'ProblemError';
     this.status = status;
     this.problem = problem;
+  }
+}
+
+/**
+ * A bulk create (`createAll`) refused because of one of its items; none was created. `index`
+ * is that item's position in the array sent, read off the problem's `errors` pointer (`/3`,
+ * `/3/startTime`).
+ */
+export class BatchItemError extends ProblemError {
+  readonly index: number;
+
+  constructor(status: number, problem: T.Problem, index: number) {
+    super(status, problem);
+    this.name = 'BatchItemError';
+    this.index = index;
   }
 }
 
@@ -112,6 +128,17 @@ class Transport {
     return this.send<R>({ method: 'GET', path, query, headers: { 'if-none-match': ifNoneMatch } });
   }
 
+  /** POST of an array to a bulk create: the created items in order, or a BatchItemError naming the refused one. */
+  async createAll<R>(path: string, items: readonly unknown[]): Promise<R[]> {
+    try {
+      return (await this.value<{ readonly items: R[]; }>({ method: 'POST', path, body: items })).items;
+    } catch (error) {
+      const index = error instanceof ProblemError ? itemIndexOf(error.problem) : undefined;
+      if (error instanceof ProblemError && index !== undefined) throw new BatchItemError(error.status, error.problem, index);
+      throw error;
+    }
+  }
+
   /** Every page of a list, following `next` until the last. */
   async *pages<R extends { readonly next: string | null; }>(path: string, query?: QueryObject): AsyncGenerator<R, void, undefined> {
     let page = await this.value<R>({ method: 'GET', path, query });
@@ -152,6 +179,17 @@ async function problemOf(response: Response): Promise<ProblemError> {
   return new ProblemError(response.status, text === '' ? fallback : { ...fallback, detail: text.slice(0, 500) });
 }
 
+/** The item a bulk create's problem names by its index, if it names one (not so for 401, 413, 429, ...). */
+function itemIndexOf(problem: T.Problem): number | undefined {
+  const match = /^\/(\d+)(?:\/|$)/.exec(problem.errors?.[0]?.pointer ?? '');
+  return match ? Number(match[1]) : undefined;
+}
+
+/** A read narrowed by `select` is the `:select` twin of the plain read, which answers whole entities. */
+function readPath(path: string, options?: { readonly select?: string; }): string {
+  return typeof options?.select === 'string' ? path + ':select' : path;
+}
+
 function keySegment(value: string | number | boolean): string {
   return '/' + encodeURIComponent(String(value));
 }
@@ -164,37 +202,50 @@ export class ProjectsResource {
     this.#transport = transport;
   }
 
-  /** One page of Projects (GET /projects), each item with only the selected properties. */
+  /** One page of Projects (GET /projects:select), each item with only the selected properties. */
   list(query: T.ProjectsListQuery & { readonly select: string; }): Promise<T.ProjectSelectionList>;
-  /** One page of Projects (GET /projects). */
-  list(query?: T.ProjectsListQuery): Promise<T.ProjectList>;
+  /** One page of Projects (GET /projects), each item whole. */
+  list(query?: T.ProjectsListQuery & { readonly select?: undefined; }): Promise<T.ProjectList>;
+  /** One page of Projects: GET /projects, or GET /projects:select when `select` is given. */
+  list(query: T.ProjectsListQuery): Promise<T.ProjectList | T.ProjectSelectionList>;
   list(query?: T.ProjectsListQuery): Promise<T.ProjectList | T.ProjectSelectionList> {
-    return this.#transport.value({ method: 'GET', path: '/projects', query });
+    return this.#transport.value({ method: 'GET', path: readPath('/projects', query), query });
   }
 
-  /** Every page of Projects, following `next`, each item with only the selected properties. */
+  /** Every page of Projects (GET /projects:select), following `next`, each item with only the selected properties. */
   pages(query: T.ProjectsListQuery & { readonly select: string; }): AsyncGenerator<T.ProjectSelectionList, void, undefined>;
-  /** Every page of Projects, following `next`. */
-  pages(query?: T.ProjectsListQuery): AsyncGenerator<T.ProjectList, void, undefined>;
+  /** Every page of Projects (GET /projects), following `next`. */
+  pages(query?: T.ProjectsListQuery & { readonly select?: undefined; }): AsyncGenerator<T.ProjectList, void, undefined>;
+  /** Every page of Projects, following `next`: GET /projects, or GET /projects:select when `select` is given. */
+  pages(query: T.ProjectsListQuery): AsyncGenerator<T.ProjectList | T.ProjectSelectionList, void, undefined>;
   pages(query?: T.ProjectsListQuery): AsyncGenerator<T.ProjectList | T.ProjectSelectionList, void, undefined> {
-    return this.#transport.pages('/projects', query);
+    return this.#transport.pages(readPath('/projects', query), query);
   }
 
-  /** One Project by key with only the selected properties; `null` when unchanged since `ifNoneMatch` (304). */
+  /** One Project by key (GET /projects/{id}:select) with only the selected properties; `null` when unchanged since `ifNoneMatch` (304). */
   get(key: T.Project['id'], options: ConditionalGetOptions & { readonly select: string; }): Promise<T.ProjectSelection | null>;
-  /** One Project by key (GET /projects/{id}); `null` when unchanged since `ifNoneMatch` (304). */
-  get(key: T.Project['id'], options: ConditionalGetOptions): Promise<T.Project | null>;
-  /** One Project by key (GET /projects/{id}) with only the selected properties. */
+  /** One Project by key (GET /projects/{id}), whole; `null` when unchanged since `ifNoneMatch` (304). */
+  get(key: T.Project['id'], options: ConditionalGetOptions & { readonly select?: undefined; }): Promise<T.Project | null>;
+  /** One Project by key: GET /projects/{id}, or GET /projects/{id}:select when `select` is given; `null` when unchanged since `ifNoneMatch` (304). */
+  get(key: T.Project['id'], options: ConditionalGetOptions): Promise<T.Project | T.ProjectSelection | null>;
+  /** One Project by key (GET /projects/{id}:select) with only the selected properties. */
   get(key: T.Project['id'], options: GetOptions & { readonly select: string; }): Promise<T.ProjectSelection>;
-  /** One Project by key (GET /projects/{id}). */
-  get(key: T.Project['id'], options?: GetOptions): Promise<T.Project>;
+  /** One Project by key (GET /projects/{id}), whole. */
+  get(key: T.Project['id'], options?: GetOptions & { readonly select?: undefined; }): Promise<T.Project>;
+  /** One Project by key: GET /projects/{id}, or GET /projects/{id}:select when `select` is given. */
+  get(key: T.Project['id'], options: GetOptions): Promise<T.Project | T.ProjectSelection>;
   get(key: T.Project['id'], options?: GetOptions | ConditionalGetOptions): Promise<T.Project | T.ProjectSelection | null> {
-    return this.#transport.getItem('/projects' + keySegment(key), options);
+    return this.#transport.getItem(readPath('/projects' + keySegment(key), options), options);
   }
 
   /** Creates a Project (POST /projects). */
   create(body: T.ProjectCreate): Promise<T.Project> {
     return this.#transport.value({ method: 'POST', path: '/projects', body });
+  }
+
+  /** Creates every Project of `items` (1 to 100), all or none (POST /projects:batch): the created ones in the order sent. When the service refuses one, nothing is created and the promise rejects with a BatchItemError whose `index` is that item's position in `items`. */
+  createAll(items: readonly T.ProjectCreate[]): Promise<T.Project[]> {
+    return this.#transport.createAll('/projects:batch', items);
   }
 
   /** Changes the given properties (JSON merge patch; PATCH /projects/{id}). */
@@ -207,20 +258,24 @@ export class ProjectsResource {
     await this.#transport.value({ method: 'DELETE', path: '/projects' + keySegment(key), headers: { 'if-match': options?.ifMatch } });
   }
 
-  /** The Client of a Project (GET /projects/{id}/client) with only the selected properties; a 404 ProblemError when there is none. */
+  /** The Client of a Project (GET /projects/{id}/client:select) with only the selected properties; a 404 ProblemError when there is none. */
   client(key: T.Project['id'], options: GetOptions & { readonly select: string; }): Promise<T.ClientSelection>;
-  /** The Client of a Project (GET /projects/{id}/client); a 404 ProblemError when there is none. */
-  client(key: T.Project['id'], options?: GetOptions): Promise<T.Client>;
+  /** The Client of a Project (GET /projects/{id}/client), whole; a 404 ProblemError when there is none. */
+  client(key: T.Project['id'], options?: GetOptions & { readonly select?: undefined; }): Promise<T.Client>;
+  /** The Client of a Project: GET /projects/{id}/client, or GET /projects/{id}/client:select when `select` is given; a 404 ProblemError when there is none. */
+  client(key: T.Project['id'], options: GetOptions): Promise<T.Client | T.ClientSelection>;
   client(key: T.Project['id'], options?: GetOptions): Promise<T.Client | T.ClientSelection> {
-    return this.#transport.value({ method: 'GET', path: '/projects' + keySegment(key) + '/client', query: options });
+    return this.#transport.value({ method: 'GET', path: readPath('/projects' + keySegment(key) + '/client', options), query: options });
   }
 
-  /** One page of the TimeEntries of a Project (GET /projects/{id}/time-entries), each item with only the selected properties. */
-  timeEntries(key: T.Project['id'], query: T.TimeEntriesListQuery & { readonly select: string; }): Promise<T.TimeEntrySelectionList>;
-  /** One page of the TimeEntries of a Project (GET /projects/{id}/time-entries). */
-  timeEntries(key: T.Project['id'], query?: T.TimeEntriesListQuery): Promise<T.TimeEntryList>;
+  /** One page of the TimeEntries of a Project (GET /projects/{id}/time-entries:select), each item with only the selected properties. */
+  timeEntries(key: T.Project['id'], options: T.TimeEntriesListQuery & { readonly select: string; }): Promise<T.TimeEntrySelectionList>;
+  /** One page of the TimeEntries of a Project (GET /projects/{id}/time-entries), each item whole. */
+  timeEntries(key: T.Project['id'], options?: T.TimeEntriesListQuery & { readonly select?: undefined; }): Promise<T.TimeEntryList>;
+  /** One page of the TimeEntries of a Project: GET /projects/{id}/time-entries, or GET /projects/{id}/time-entries:select when `select` is given. */
+  timeEntries(key: T.Project['id'], options: T.TimeEntriesListQuery): Promise<T.TimeEntryList | T.TimeEntrySelectionList>;
   timeEntries(key: T.Project['id'], query?: T.TimeEntriesListQuery): Promise<T.TimeEntryList | T.TimeEntrySelectionList> {
-    return this.#transport.value({ method: 'GET', path: '/projects' + keySegment(key) + '/time-entries', query });
+    return this.#transport.value({ method: 'GET', path: readPath('/projects' + keySegment(key) + '/time-entries', query), query });
   }
 }
 
@@ -232,37 +287,50 @@ export class ClientsResource {
     this.#transport = transport;
   }
 
-  /** One page of Clients (GET /clients), each item with only the selected properties. */
+  /** One page of Clients (GET /clients:select), each item with only the selected properties. */
   list(query: T.ClientsListQuery & { readonly select: string; }): Promise<T.ClientSelectionList>;
-  /** One page of Clients (GET /clients). */
-  list(query?: T.ClientsListQuery): Promise<T.ClientList>;
+  /** One page of Clients (GET /clients), each item whole. */
+  list(query?: T.ClientsListQuery & { readonly select?: undefined; }): Promise<T.ClientList>;
+  /** One page of Clients: GET /clients, or GET /clients:select when `select` is given. */
+  list(query: T.ClientsListQuery): Promise<T.ClientList | T.ClientSelectionList>;
   list(query?: T.ClientsListQuery): Promise<T.ClientList | T.ClientSelectionList> {
-    return this.#transport.value({ method: 'GET', path: '/clients', query });
+    return this.#transport.value({ method: 'GET', path: readPath('/clients', query), query });
   }
 
-  /** Every page of Clients, following `next`, each item with only the selected properties. */
+  /** Every page of Clients (GET /clients:select), following `next`, each item with only the selected properties. */
   pages(query: T.ClientsListQuery & { readonly select: string; }): AsyncGenerator<T.ClientSelectionList, void, undefined>;
-  /** Every page of Clients, following `next`. */
-  pages(query?: T.ClientsListQuery): AsyncGenerator<T.ClientList, void, undefined>;
+  /** Every page of Clients (GET /clients), following `next`. */
+  pages(query?: T.ClientsListQuery & { readonly select?: undefined; }): AsyncGenerator<T.ClientList, void, undefined>;
+  /** Every page of Clients, following `next`: GET /clients, or GET /clients:select when `select` is given. */
+  pages(query: T.ClientsListQuery): AsyncGenerator<T.ClientList | T.ClientSelectionList, void, undefined>;
   pages(query?: T.ClientsListQuery): AsyncGenerator<T.ClientList | T.ClientSelectionList, void, undefined> {
-    return this.#transport.pages('/clients', query);
+    return this.#transport.pages(readPath('/clients', query), query);
   }
 
-  /** One Client by key with only the selected properties; `null` when unchanged since `ifNoneMatch` (304). */
+  /** One Client by key (GET /clients/{id}:select) with only the selected properties; `null` when unchanged since `ifNoneMatch` (304). */
   get(key: T.Client['id'], options: ConditionalGetOptions & { readonly select: string; }): Promise<T.ClientSelection | null>;
-  /** One Client by key (GET /clients/{id}); `null` when unchanged since `ifNoneMatch` (304). */
-  get(key: T.Client['id'], options: ConditionalGetOptions): Promise<T.Client | null>;
-  /** One Client by key (GET /clients/{id}) with only the selected properties. */
+  /** One Client by key (GET /clients/{id}), whole; `null` when unchanged since `ifNoneMatch` (304). */
+  get(key: T.Client['id'], options: ConditionalGetOptions & { readonly select?: undefined; }): Promise<T.Client | null>;
+  /** One Client by key: GET /clients/{id}, or GET /clients/{id}:select when `select` is given; `null` when unchanged since `ifNoneMatch` (304). */
+  get(key: T.Client['id'], options: ConditionalGetOptions): Promise<T.Client | T.ClientSelection | null>;
+  /** One Client by key (GET /clients/{id}:select) with only the selected properties. */
   get(key: T.Client['id'], options: GetOptions & { readonly select: string; }): Promise<T.ClientSelection>;
-  /** One Client by key (GET /clients/{id}). */
-  get(key: T.Client['id'], options?: GetOptions): Promise<T.Client>;
+  /** One Client by key (GET /clients/{id}), whole. */
+  get(key: T.Client['id'], options?: GetOptions & { readonly select?: undefined; }): Promise<T.Client>;
+  /** One Client by key: GET /clients/{id}, or GET /clients/{id}:select when `select` is given. */
+  get(key: T.Client['id'], options: GetOptions): Promise<T.Client | T.ClientSelection>;
   get(key: T.Client['id'], options?: GetOptions | ConditionalGetOptions): Promise<T.Client | T.ClientSelection | null> {
-    return this.#transport.getItem('/clients' + keySegment(key), options);
+    return this.#transport.getItem(readPath('/clients' + keySegment(key), options), options);
   }
 
   /** Creates a Client (POST /clients). */
   create(body: T.ClientCreate): Promise<T.Client> {
     return this.#transport.value({ method: 'POST', path: '/clients', body });
+  }
+
+  /** Creates every Client of `items` (1 to 100), all or none (POST /clients:batch): the created ones in the order sent. When the service refuses one, nothing is created and the promise rejects with a BatchItemError whose `index` is that item's position in `items`. */
+  createAll(items: readonly T.ClientCreate[]): Promise<T.Client[]> {
+    return this.#transport.createAll('/clients:batch', items);
   }
 
   /** Changes the given properties (JSON merge patch; PATCH /clients/{id}). */
@@ -275,12 +343,14 @@ export class ClientsResource {
     await this.#transport.value({ method: 'DELETE', path: '/clients' + keySegment(key), headers: { 'if-match': options?.ifMatch } });
   }
 
-  /** One page of the Projects of a Client (GET /clients/{id}/projects), each item with only the selected properties. */
-  projects(key: T.Client['id'], query: T.ProjectsListQuery & { readonly select: string; }): Promise<T.ProjectSelectionList>;
-  /** One page of the Projects of a Client (GET /clients/{id}/projects). */
-  projects(key: T.Client['id'], query?: T.ProjectsListQuery): Promise<T.ProjectList>;
+  /** One page of the Projects of a Client (GET /clients/{id}/projects:select), each item with only the selected properties. */
+  projects(key: T.Client['id'], options: T.ProjectsListQuery & { readonly select: string; }): Promise<T.ProjectSelectionList>;
+  /** One page of the Projects of a Client (GET /clients/{id}/projects), each item whole. */
+  projects(key: T.Client['id'], options?: T.ProjectsListQuery & { readonly select?: undefined; }): Promise<T.ProjectList>;
+  /** One page of the Projects of a Client: GET /clients/{id}/projects, or GET /clients/{id}/projects:select when `select` is given. */
+  projects(key: T.Client['id'], options: T.ProjectsListQuery): Promise<T.ProjectList | T.ProjectSelectionList>;
   projects(key: T.Client['id'], query?: T.ProjectsListQuery): Promise<T.ProjectList | T.ProjectSelectionList> {
-    return this.#transport.value({ method: 'GET', path: '/clients' + keySegment(key) + '/projects', query });
+    return this.#transport.value({ method: 'GET', path: readPath('/clients' + keySegment(key) + '/projects', query), query });
   }
 }
 
@@ -292,37 +362,50 @@ export class TasksResource {
     this.#transport = transport;
   }
 
-  /** One page of Tasks (GET /tasks), each item with only the selected properties. */
+  /** One page of Tasks (GET /tasks:select), each item with only the selected properties. */
   list(query: T.TasksListQuery & { readonly select: string; }): Promise<T.TaskSelectionList>;
-  /** One page of Tasks (GET /tasks). */
-  list(query?: T.TasksListQuery): Promise<T.TaskList>;
+  /** One page of Tasks (GET /tasks), each item whole. */
+  list(query?: T.TasksListQuery & { readonly select?: undefined; }): Promise<T.TaskList>;
+  /** One page of Tasks: GET /tasks, or GET /tasks:select when `select` is given. */
+  list(query: T.TasksListQuery): Promise<T.TaskList | T.TaskSelectionList>;
   list(query?: T.TasksListQuery): Promise<T.TaskList | T.TaskSelectionList> {
-    return this.#transport.value({ method: 'GET', path: '/tasks', query });
+    return this.#transport.value({ method: 'GET', path: readPath('/tasks', query), query });
   }
 
-  /** Every page of Tasks, following `next`, each item with only the selected properties. */
+  /** Every page of Tasks (GET /tasks:select), following `next`, each item with only the selected properties. */
   pages(query: T.TasksListQuery & { readonly select: string; }): AsyncGenerator<T.TaskSelectionList, void, undefined>;
-  /** Every page of Tasks, following `next`. */
-  pages(query?: T.TasksListQuery): AsyncGenerator<T.TaskList, void, undefined>;
+  /** Every page of Tasks (GET /tasks), following `next`. */
+  pages(query?: T.TasksListQuery & { readonly select?: undefined; }): AsyncGenerator<T.TaskList, void, undefined>;
+  /** Every page of Tasks, following `next`: GET /tasks, or GET /tasks:select when `select` is given. */
+  pages(query: T.TasksListQuery): AsyncGenerator<T.TaskList | T.TaskSelectionList, void, undefined>;
   pages(query?: T.TasksListQuery): AsyncGenerator<T.TaskList | T.TaskSelectionList, void, undefined> {
-    return this.#transport.pages('/tasks', query);
+    return this.#transport.pages(readPath('/tasks', query), query);
   }
 
-  /** One Task by key with only the selected properties; `null` when unchanged since `ifNoneMatch` (304). */
+  /** One Task by key (GET /tasks/{id}:select) with only the selected properties; `null` when unchanged since `ifNoneMatch` (304). */
   get(key: T.Task['id'], options: ConditionalGetOptions & { readonly select: string; }): Promise<T.TaskSelection | null>;
-  /** One Task by key (GET /tasks/{id}); `null` when unchanged since `ifNoneMatch` (304). */
-  get(key: T.Task['id'], options: ConditionalGetOptions): Promise<T.Task | null>;
-  /** One Task by key (GET /tasks/{id}) with only the selected properties. */
+  /** One Task by key (GET /tasks/{id}), whole; `null` when unchanged since `ifNoneMatch` (304). */
+  get(key: T.Task['id'], options: ConditionalGetOptions & { readonly select?: undefined; }): Promise<T.Task | null>;
+  /** One Task by key: GET /tasks/{id}, or GET /tasks/{id}:select when `select` is given; `null` when unchanged since `ifNoneMatch` (304). */
+  get(key: T.Task['id'], options: ConditionalGetOptions): Promise<T.Task | T.TaskSelection | null>;
+  /** One Task by key (GET /tasks/{id}:select) with only the selected properties. */
   get(key: T.Task['id'], options: GetOptions & { readonly select: string; }): Promise<T.TaskSelection>;
-  /** One Task by key (GET /tasks/{id}). */
-  get(key: T.Task['id'], options?: GetOptions): Promise<T.Task>;
+  /** One Task by key (GET /tasks/{id}), whole. */
+  get(key: T.Task['id'], options?: GetOptions & { readonly select?: undefined; }): Promise<T.Task>;
+  /** One Task by key: GET /tasks/{id}, or GET /tasks/{id}:select when `select` is given. */
+  get(key: T.Task['id'], options: GetOptions): Promise<T.Task | T.TaskSelection>;
   get(key: T.Task['id'], options?: GetOptions | ConditionalGetOptions): Promise<T.Task | T.TaskSelection | null> {
-    return this.#transport.getItem('/tasks' + keySegment(key), options);
+    return this.#transport.getItem(readPath('/tasks' + keySegment(key), options), options);
   }
 
   /** Creates a Task (POST /tasks). */
   create(body: T.TaskCreate): Promise<T.Task> {
     return this.#transport.value({ method: 'POST', path: '/tasks', body });
+  }
+
+  /** Creates every Task of `items` (1 to 100), all or none (POST /tasks:batch): the created ones in the order sent. When the service refuses one, nothing is created and the promise rejects with a BatchItemError whose `index` is that item's position in `items`. */
+  createAll(items: readonly T.TaskCreate[]): Promise<T.Task[]> {
+    return this.#transport.createAll('/tasks:batch', items);
   }
 
   /** Changes the given properties (JSON merge patch; PATCH /tasks/{id}). */
@@ -335,12 +418,14 @@ export class TasksResource {
     await this.#transport.value({ method: 'DELETE', path: '/tasks' + keySegment(key), headers: { 'if-match': options?.ifMatch } });
   }
 
-  /** One page of the TimeEntries of a Task (GET /tasks/{id}/time-entries), each item with only the selected properties. */
-  timeEntries(key: T.Task['id'], query: T.TimeEntriesListQuery & { readonly select: string; }): Promise<T.TimeEntrySelectionList>;
-  /** One page of the TimeEntries of a Task (GET /tasks/{id}/time-entries). */
-  timeEntries(key: T.Task['id'], query?: T.TimeEntriesListQuery): Promise<T.TimeEntryList>;
+  /** One page of the TimeEntries of a Task (GET /tasks/{id}/time-entries:select), each item with only the selected properties. */
+  timeEntries(key: T.Task['id'], options: T.TimeEntriesListQuery & { readonly select: string; }): Promise<T.TimeEntrySelectionList>;
+  /** One page of the TimeEntries of a Task (GET /tasks/{id}/time-entries), each item whole. */
+  timeEntries(key: T.Task['id'], options?: T.TimeEntriesListQuery & { readonly select?: undefined; }): Promise<T.TimeEntryList>;
+  /** One page of the TimeEntries of a Task: GET /tasks/{id}/time-entries, or GET /tasks/{id}/time-entries:select when `select` is given. */
+  timeEntries(key: T.Task['id'], options: T.TimeEntriesListQuery): Promise<T.TimeEntryList | T.TimeEntrySelectionList>;
   timeEntries(key: T.Task['id'], query?: T.TimeEntriesListQuery): Promise<T.TimeEntryList | T.TimeEntrySelectionList> {
-    return this.#transport.value({ method: 'GET', path: '/tasks' + keySegment(key) + '/time-entries', query });
+    return this.#transport.value({ method: 'GET', path: readPath('/tasks' + keySegment(key) + '/time-entries', query), query });
   }
 }
 
@@ -352,37 +437,50 @@ export class TimeEntriesResource {
     this.#transport = transport;
   }
 
-  /** One page of TimeEntries (GET /time-entries), each item with only the selected properties. */
+  /** One page of TimeEntries (GET /time-entries:select), each item with only the selected properties. */
   list(query: T.TimeEntriesListQuery & { readonly select: string; }): Promise<T.TimeEntrySelectionList>;
-  /** One page of TimeEntries (GET /time-entries). */
-  list(query?: T.TimeEntriesListQuery): Promise<T.TimeEntryList>;
+  /** One page of TimeEntries (GET /time-entries), each item whole. */
+  list(query?: T.TimeEntriesListQuery & { readonly select?: undefined; }): Promise<T.TimeEntryList>;
+  /** One page of TimeEntries: GET /time-entries, or GET /time-entries:select when `select` is given. */
+  list(query: T.TimeEntriesListQuery): Promise<T.TimeEntryList | T.TimeEntrySelectionList>;
   list(query?: T.TimeEntriesListQuery): Promise<T.TimeEntryList | T.TimeEntrySelectionList> {
-    return this.#transport.value({ method: 'GET', path: '/time-entries', query });
+    return this.#transport.value({ method: 'GET', path: readPath('/time-entries', query), query });
   }
 
-  /** Every page of TimeEntries, following `next`, each item with only the selected properties. */
+  /** Every page of TimeEntries (GET /time-entries:select), following `next`, each item with only the selected properties. */
   pages(query: T.TimeEntriesListQuery & { readonly select: string; }): AsyncGenerator<T.TimeEntrySelectionList, void, undefined>;
-  /** Every page of TimeEntries, following `next`. */
-  pages(query?: T.TimeEntriesListQuery): AsyncGenerator<T.TimeEntryList, void, undefined>;
+  /** Every page of TimeEntries (GET /time-entries), following `next`. */
+  pages(query?: T.TimeEntriesListQuery & { readonly select?: undefined; }): AsyncGenerator<T.TimeEntryList, void, undefined>;
+  /** Every page of TimeEntries, following `next`: GET /time-entries, or GET /time-entries:select when `select` is given. */
+  pages(query: T.TimeEntriesListQuery): AsyncGenerator<T.TimeEntryList | T.TimeEntrySelectionList, void, undefined>;
   pages(query?: T.TimeEntriesListQuery): AsyncGenerator<T.TimeEntryList | T.TimeEntrySelectionList, void, undefined> {
-    return this.#transport.pages('/time-entries', query);
+    return this.#transport.pages(readPath('/time-entries', query), query);
   }
 
-  /** One TimeEntry by key with only the selected properties; `null` when unchanged since `ifNoneMatch` (304). */
+  /** One TimeEntry by key (GET /time-entries/{id}:select) with only the selected properties; `null` when unchanged since `ifNoneMatch` (304). */
   get(key: T.TimeEntry['id'], options: ConditionalGetOptions & { readonly select: string; }): Promise<T.TimeEntrySelection | null>;
-  /** One TimeEntry by key (GET /time-entries/{id}); `null` when unchanged since `ifNoneMatch` (304). */
-  get(key: T.TimeEntry['id'], options: ConditionalGetOptions): Promise<T.TimeEntry | null>;
-  /** One TimeEntry by key (GET /time-entries/{id}) with only the selected properties. */
+  /** One TimeEntry by key (GET /time-entries/{id}), whole; `null` when unchanged since `ifNoneMatch` (304). */
+  get(key: T.TimeEntry['id'], options: ConditionalGetOptions & { readonly select?: undefined; }): Promise<T.TimeEntry | null>;
+  /** One TimeEntry by key: GET /time-entries/{id}, or GET /time-entries/{id}:select when `select` is given; `null` when unchanged since `ifNoneMatch` (304). */
+  get(key: T.TimeEntry['id'], options: ConditionalGetOptions): Promise<T.TimeEntry | T.TimeEntrySelection | null>;
+  /** One TimeEntry by key (GET /time-entries/{id}:select) with only the selected properties. */
   get(key: T.TimeEntry['id'], options: GetOptions & { readonly select: string; }): Promise<T.TimeEntrySelection>;
-  /** One TimeEntry by key (GET /time-entries/{id}). */
-  get(key: T.TimeEntry['id'], options?: GetOptions): Promise<T.TimeEntry>;
+  /** One TimeEntry by key (GET /time-entries/{id}), whole. */
+  get(key: T.TimeEntry['id'], options?: GetOptions & { readonly select?: undefined; }): Promise<T.TimeEntry>;
+  /** One TimeEntry by key: GET /time-entries/{id}, or GET /time-entries/{id}:select when `select` is given. */
+  get(key: T.TimeEntry['id'], options: GetOptions): Promise<T.TimeEntry | T.TimeEntrySelection>;
   get(key: T.TimeEntry['id'], options?: GetOptions | ConditionalGetOptions): Promise<T.TimeEntry | T.TimeEntrySelection | null> {
-    return this.#transport.getItem('/time-entries' + keySegment(key), options);
+    return this.#transport.getItem(readPath('/time-entries' + keySegment(key), options), options);
   }
 
   /** Creates a TimeEntry (POST /time-entries). */
   create(body: T.TimeEntryCreate): Promise<T.TimeEntry> {
     return this.#transport.value({ method: 'POST', path: '/time-entries', body });
+  }
+
+  /** Creates every TimeEntry of `items` (1 to 100), all or none (POST /time-entries:batch): the created ones in the order sent. When the service refuses one, nothing is created and the promise rejects with a BatchItemError whose `index` is that item's position in `items`. */
+  createAll(items: readonly T.TimeEntryCreate[]): Promise<T.TimeEntry[]> {
+    return this.#transport.createAll('/time-entries:batch', items);
   }
 
   /** Changes the given properties (JSON merge patch; PATCH /time-entries/{id}). */
@@ -395,28 +493,34 @@ export class TimeEntriesResource {
     await this.#transport.value({ method: 'DELETE', path: '/time-entries' + keySegment(key), headers: { 'if-match': options?.ifMatch } });
   }
 
-  /** The Project of a TimeEntry (GET /time-entries/{id}/project) with only the selected properties; a 404 ProblemError when there is none. */
+  /** The Project of a TimeEntry (GET /time-entries/{id}/project:select) with only the selected properties; a 404 ProblemError when there is none. */
   project(key: T.TimeEntry['id'], options: GetOptions & { readonly select: string; }): Promise<T.ProjectSelection>;
-  /** The Project of a TimeEntry (GET /time-entries/{id}/project); a 404 ProblemError when there is none. */
-  project(key: T.TimeEntry['id'], options?: GetOptions): Promise<T.Project>;
+  /** The Project of a TimeEntry (GET /time-entries/{id}/project), whole; a 404 ProblemError when there is none. */
+  project(key: T.TimeEntry['id'], options?: GetOptions & { readonly select?: undefined; }): Promise<T.Project>;
+  /** The Project of a TimeEntry: GET /time-entries/{id}/project, or GET /time-entries/{id}/project:select when `select` is given; a 404 ProblemError when there is none. */
+  project(key: T.TimeEntry['id'], options: GetOptions): Promise<T.Project | T.ProjectSelection>;
   project(key: T.TimeEntry['id'], options?: GetOptions): Promise<T.Project | T.ProjectSelection> {
-    return this.#transport.value({ method: 'GET', path: '/time-entries' + keySegment(key) + '/project', query: options });
+    return this.#transport.value({ method: 'GET', path: readPath('/time-entries' + keySegment(key) + '/project', options), query: options });
   }
 
-  /** The Task of a TimeEntry (GET /time-entries/{id}/task) with only the selected properties; a 404 ProblemError when there is none. */
+  /** The Task of a TimeEntry (GET /time-entries/{id}/task:select) with only the selected properties; a 404 ProblemError when there is none. */
   task(key: T.TimeEntry['id'], options: GetOptions & { readonly select: string; }): Promise<T.TaskSelection>;
-  /** The Task of a TimeEntry (GET /time-entries/{id}/task); a 404 ProblemError when there is none. */
-  task(key: T.TimeEntry['id'], options?: GetOptions): Promise<T.Task>;
+  /** The Task of a TimeEntry (GET /time-entries/{id}/task), whole; a 404 ProblemError when there is none. */
+  task(key: T.TimeEntry['id'], options?: GetOptions & { readonly select?: undefined; }): Promise<T.Task>;
+  /** The Task of a TimeEntry: GET /time-entries/{id}/task, or GET /time-entries/{id}/task:select when `select` is given; a 404 ProblemError when there is none. */
+  task(key: T.TimeEntry['id'], options: GetOptions): Promise<T.Task | T.TaskSelection>;
   task(key: T.TimeEntry['id'], options?: GetOptions): Promise<T.Task | T.TaskSelection> {
-    return this.#transport.value({ method: 'GET', path: '/time-entries' + keySegment(key) + '/task', query: options });
+    return this.#transport.value({ method: 'GET', path: readPath('/time-entries' + keySegment(key) + '/task', options), query: options });
   }
 
-  /** The User of a TimeEntry (GET /time-entries/{id}/user) with only the selected properties; a 404 ProblemError when there is none. */
+  /** The User of a TimeEntry (GET /time-entries/{id}/user:select) with only the selected properties; a 404 ProblemError when there is none. */
   user(key: T.TimeEntry['id'], options: GetOptions & { readonly select: string; }): Promise<T.UserSelection>;
-  /** The User of a TimeEntry (GET /time-entries/{id}/user); a 404 ProblemError when there is none. */
-  user(key: T.TimeEntry['id'], options?: GetOptions): Promise<T.User>;
+  /** The User of a TimeEntry (GET /time-entries/{id}/user), whole; a 404 ProblemError when there is none. */
+  user(key: T.TimeEntry['id'], options?: GetOptions & { readonly select?: undefined; }): Promise<T.User>;
+  /** The User of a TimeEntry: GET /time-entries/{id}/user, or GET /time-entries/{id}/user:select when `select` is given; a 404 ProblemError when there is none. */
+  user(key: T.TimeEntry['id'], options: GetOptions): Promise<T.User | T.UserSelection>;
   user(key: T.TimeEntry['id'], options?: GetOptions): Promise<T.User | T.UserSelection> {
-    return this.#transport.value({ method: 'GET', path: '/time-entries' + keySegment(key) + '/user', query: options });
+    return this.#transport.value({ method: 'GET', path: readPath('/time-entries' + keySegment(key) + '/user', options), query: options });
   }
 }
 
@@ -428,40 +532,50 @@ export class UsersResource {
     this.#transport = transport;
   }
 
-  /** One page of Users (GET /users), each item with only the selected properties. */
+  /** One page of Users (GET /users:select), each item with only the selected properties. */
   list(query: T.UsersListQuery & { readonly select: string; }): Promise<T.UserSelectionList>;
-  /** One page of Users (GET /users). */
-  list(query?: T.UsersListQuery): Promise<T.UserList>;
+  /** One page of Users (GET /users), each item whole. */
+  list(query?: T.UsersListQuery & { readonly select?: undefined; }): Promise<T.UserList>;
+  /** One page of Users: GET /users, or GET /users:select when `select` is given. */
+  list(query: T.UsersListQuery): Promise<T.UserList | T.UserSelectionList>;
   list(query?: T.UsersListQuery): Promise<T.UserList | T.UserSelectionList> {
-    return this.#transport.value({ method: 'GET', path: '/users', query });
+    return this.#transport.value({ method: 'GET', path: readPath('/users', query), query });
   }
 
-  /** Every page of Users, following `next`, each item with only the selected properties. */
+  /** Every page of Users (GET /users:select), following `next`, each item with only the selected properties. */
   pages(query: T.UsersListQuery & { readonly select: string; }): AsyncGenerator<T.UserSelectionList, void, undefined>;
-  /** Every page of Users, following `next`. */
-  pages(query?: T.UsersListQuery): AsyncGenerator<T.UserList, void, undefined>;
+  /** Every page of Users (GET /users), following `next`. */
+  pages(query?: T.UsersListQuery & { readonly select?: undefined; }): AsyncGenerator<T.UserList, void, undefined>;
+  /** Every page of Users, following `next`: GET /users, or GET /users:select when `select` is given. */
+  pages(query: T.UsersListQuery): AsyncGenerator<T.UserList | T.UserSelectionList, void, undefined>;
   pages(query?: T.UsersListQuery): AsyncGenerator<T.UserList | T.UserSelectionList, void, undefined> {
-    return this.#transport.pages('/users', query);
+    return this.#transport.pages(readPath('/users', query), query);
   }
 
-  /** One User by key with only the selected properties; `null` when unchanged since `ifNoneMatch` (304). */
+  /** One User by key (GET /users/{id}:select) with only the selected properties; `null` when unchanged since `ifNoneMatch` (304). */
   get(key: T.User['id'], options: ConditionalGetOptions & { readonly select: string; }): Promise<T.UserSelection | null>;
-  /** One User by key (GET /users/{id}); `null` when unchanged since `ifNoneMatch` (304). */
-  get(key: T.User['id'], options: ConditionalGetOptions): Promise<T.User | null>;
-  /** One User by key (GET /users/{id}) with only the selected properties. */
+  /** One User by key (GET /users/{id}), whole; `null` when unchanged since `ifNoneMatch` (304). */
+  get(key: T.User['id'], options: ConditionalGetOptions & { readonly select?: undefined; }): Promise<T.User | null>;
+  /** One User by key: GET /users/{id}, or GET /users/{id}:select when `select` is given; `null` when unchanged since `ifNoneMatch` (304). */
+  get(key: T.User['id'], options: ConditionalGetOptions): Promise<T.User | T.UserSelection | null>;
+  /** One User by key (GET /users/{id}:select) with only the selected properties. */
   get(key: T.User['id'], options: GetOptions & { readonly select: string; }): Promise<T.UserSelection>;
-  /** One User by key (GET /users/{id}). */
-  get(key: T.User['id'], options?: GetOptions): Promise<T.User>;
+  /** One User by key (GET /users/{id}), whole. */
+  get(key: T.User['id'], options?: GetOptions & { readonly select?: undefined; }): Promise<T.User>;
+  /** One User by key: GET /users/{id}, or GET /users/{id}:select when `select` is given. */
+  get(key: T.User['id'], options: GetOptions): Promise<T.User | T.UserSelection>;
   get(key: T.User['id'], options?: GetOptions | ConditionalGetOptions): Promise<T.User | T.UserSelection | null> {
-    return this.#transport.getItem('/users' + keySegment(key), options);
+    return this.#transport.getItem(readPath('/users' + keySegment(key), options), options);
   }
 
-  /** One page of the TimeEntries of an User (GET /users/{id}/time-entries), each item with only the selected properties. */
-  timeEntries(key: T.User['id'], query: T.TimeEntriesListQuery & { readonly select: string; }): Promise<T.TimeEntrySelectionList>;
-  /** One page of the TimeEntries of an User (GET /users/{id}/time-entries). */
-  timeEntries(key: T.User['id'], query?: T.TimeEntriesListQuery): Promise<T.TimeEntryList>;
+  /** One page of the TimeEntries of an User (GET /users/{id}/time-entries:select), each item with only the selected properties. */
+  timeEntries(key: T.User['id'], options: T.TimeEntriesListQuery & { readonly select: string; }): Promise<T.TimeEntrySelectionList>;
+  /** One page of the TimeEntries of an User (GET /users/{id}/time-entries), each item whole. */
+  timeEntries(key: T.User['id'], options?: T.TimeEntriesListQuery & { readonly select?: undefined; }): Promise<T.TimeEntryList>;
+  /** One page of the TimeEntries of an User: GET /users/{id}/time-entries, or GET /users/{id}/time-entries:select when `select` is given. */
+  timeEntries(key: T.User['id'], options: T.TimeEntriesListQuery): Promise<T.TimeEntryList | T.TimeEntrySelectionList>;
   timeEntries(key: T.User['id'], query?: T.TimeEntriesListQuery): Promise<T.TimeEntryList | T.TimeEntrySelectionList> {
-    return this.#transport.value({ method: 'GET', path: '/users' + keySegment(key) + '/time-entries', query });
+    return this.#transport.value({ method: 'GET', path: readPath('/users' + keySegment(key) + '/time-entries', query), query });
   }
 }
 
@@ -473,32 +587,40 @@ export class AccountSettingsResource {
     this.#transport = transport;
   }
 
-  /** One page of AccountSettings (GET /account-settings), each item with only the selected properties. */
+  /** One page of AccountSettings (GET /account-settings:select), each item with only the selected properties. */
   list(query: T.AccountSettingsListQuery & { readonly select: string; }): Promise<T.AccountSettingSelectionList>;
-  /** One page of AccountSettings (GET /account-settings). */
-  list(query?: T.AccountSettingsListQuery): Promise<T.AccountSettingList>;
+  /** One page of AccountSettings (GET /account-settings), each item whole. */
+  list(query?: T.AccountSettingsListQuery & { readonly select?: undefined; }): Promise<T.AccountSettingList>;
+  /** One page of AccountSettings: GET /account-settings, or GET /account-settings:select when `select` is given. */
+  list(query: T.AccountSettingsListQuery): Promise<T.AccountSettingList | T.AccountSettingSelectionList>;
   list(query?: T.AccountSettingsListQuery): Promise<T.AccountSettingList | T.AccountSettingSelectionList> {
-    return this.#transport.value({ method: 'GET', path: '/account-settings', query });
+    return this.#transport.value({ method: 'GET', path: readPath('/account-settings', query), query });
   }
 
-  /** Every page of AccountSettings, following `next`, each item with only the selected properties. */
+  /** Every page of AccountSettings (GET /account-settings:select), following `next`, each item with only the selected properties. */
   pages(query: T.AccountSettingsListQuery & { readonly select: string; }): AsyncGenerator<T.AccountSettingSelectionList, void, undefined>;
-  /** Every page of AccountSettings, following `next`. */
-  pages(query?: T.AccountSettingsListQuery): AsyncGenerator<T.AccountSettingList, void, undefined>;
+  /** Every page of AccountSettings (GET /account-settings), following `next`. */
+  pages(query?: T.AccountSettingsListQuery & { readonly select?: undefined; }): AsyncGenerator<T.AccountSettingList, void, undefined>;
+  /** Every page of AccountSettings, following `next`: GET /account-settings, or GET /account-settings:select when `select` is given. */
+  pages(query: T.AccountSettingsListQuery): AsyncGenerator<T.AccountSettingList | T.AccountSettingSelectionList, void, undefined>;
   pages(query?: T.AccountSettingsListQuery): AsyncGenerator<T.AccountSettingList | T.AccountSettingSelectionList, void, undefined> {
-    return this.#transport.pages('/account-settings', query);
+    return this.#transport.pages(readPath('/account-settings', query), query);
   }
 
-  /** One AccountSetting by key with only the selected properties; `null` when unchanged since `ifNoneMatch` (304). */
+  /** One AccountSetting by key (GET /account-settings/{id}:select) with only the selected properties; `null` when unchanged since `ifNoneMatch` (304). */
   get(key: T.AccountSetting['id'], options: ConditionalGetOptions & { readonly select: string; }): Promise<T.AccountSettingSelection | null>;
-  /** One AccountSetting by key (GET /account-settings/{id}); `null` when unchanged since `ifNoneMatch` (304). */
-  get(key: T.AccountSetting['id'], options: ConditionalGetOptions): Promise<T.AccountSetting | null>;
-  /** One AccountSetting by key (GET /account-settings/{id}) with only the selected properties. */
+  /** One AccountSetting by key (GET /account-settings/{id}), whole; `null` when unchanged since `ifNoneMatch` (304). */
+  get(key: T.AccountSetting['id'], options: ConditionalGetOptions & { readonly select?: undefined; }): Promise<T.AccountSetting | null>;
+  /** One AccountSetting by key: GET /account-settings/{id}, or GET /account-settings/{id}:select when `select` is given; `null` when unchanged since `ifNoneMatch` (304). */
+  get(key: T.AccountSetting['id'], options: ConditionalGetOptions): Promise<T.AccountSetting | T.AccountSettingSelection | null>;
+  /** One AccountSetting by key (GET /account-settings/{id}:select) with only the selected properties. */
   get(key: T.AccountSetting['id'], options: GetOptions & { readonly select: string; }): Promise<T.AccountSettingSelection>;
-  /** One AccountSetting by key (GET /account-settings/{id}). */
-  get(key: T.AccountSetting['id'], options?: GetOptions): Promise<T.AccountSetting>;
+  /** One AccountSetting by key (GET /account-settings/{id}), whole. */
+  get(key: T.AccountSetting['id'], options?: GetOptions & { readonly select?: undefined; }): Promise<T.AccountSetting>;
+  /** One AccountSetting by key: GET /account-settings/{id}, or GET /account-settings/{id}:select when `select` is given. */
+  get(key: T.AccountSetting['id'], options: GetOptions): Promise<T.AccountSetting | T.AccountSettingSelection>;
   get(key: T.AccountSetting['id'], options?: GetOptions | ConditionalGetOptions): Promise<T.AccountSetting | T.AccountSettingSelection | null> {
-    return this.#transport.getItem('/account-settings' + keySegment(key), options);
+    return this.#transport.getItem(readPath('/account-settings' + keySegment(key), options), options);
   }
 }
 

@@ -198,9 +198,12 @@ export async function countEntries(database: ReportDatabase, scope: ReportScope,
 /**
  * Every matching entry, oldest first, read in keyset batches of `batchSize`: memory holds one
  * batch, and other statements (another request on the same SQLite connection) run between them.
+ * 500 rather than 2000: a batch lives through several young-generation collections, and with
+ * 2000 V8 grew its heap so that `timegate export` peaked 35 to 40 MB higher (100,000 entries),
+ * in no less time.
  */
 export async function* iterateEntries(database: ReportDatabase, scope: ReportScope, filter: EntryFilter, account: ReportAccount,
-  batchSize = 2000): AsyncGenerator<EntryRow> {
+  batchSize = 500): AsyncGenerator<EntryRow> {
   let after: EntryCursor | undefined;
   const reader = rowReader(account);
   for (;;) {

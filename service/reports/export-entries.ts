@@ -29,7 +29,7 @@ export interface ExportOptions {
   readonly decimalComma?: boolean;
   /** Column headers and yes/no in this language (default `de`, the service's language). */
   readonly language?: ExportLanguage;
-  /** Entries read per database statement (default 2000). */
+  /** Entries read per database statement (default 500). */
   readonly batchSize?: number;
   /** Called as entries are written (every few hundred), with the number matching the filter. */
   readonly onProgress?: (written: number, total: number) => void;

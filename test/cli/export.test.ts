@@ -8,6 +8,7 @@ import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectOneLineError, timegate } from '../helpers/cli.js';
+import type { Run } from '../helpers/cli.js';
 import { testDatabases } from '../helpers/databases.js';
 import type { TestDatabasePlace } from '../helpers/databases.js';
 
@@ -53,7 +54,7 @@ describe.each(testDatabases)('timegate export on $name', (kind) => {
     expect(secondIds.size).toBe(second.inserted);
     expect(rows.some((row) => secondIds.has(row[0] as string))).toBe(false);
     expect(run.stderr.trim().split('\n').at(-1)).toBe('[##############################] 3,000 / 3,000');
-  });
+  }, 60_000);
 
   it('writes an XLSX file with --out and prints one JSON line', async () => {
     const file = join(folder, 'zeiten.xlsx');
@@ -66,7 +67,7 @@ describe.each(testDatabases)('timegate export on $name', (kind) => {
     expect(sheet?.name).toBe('Time entries');
     expect(sheet?.rowCount).toBe(first.inserted + 1);
     expect(sheet?.getRow(1).getCell(2).value).toBe('Date');
-  });
+  }, 60_000);
 
   it('filters by days, employee and billable, with `,` and English headers', async () => {
     const all = parse((await exportRun('--account', String(first.accountId), '--delimiter', ',', '--language', 'en')).stdout, { delimiter: ',', bom: true }) as string[][];
@@ -88,7 +89,7 @@ describe.each(testDatabases)('timegate export on $name', (kind) => {
     const expected = rows.filter((row) => (row[day] as string) >= from && (row[day] as string) <= to && row[email] === someone && row[billable] === 'no');
     expect(expected.length).toBeGreaterThan(0);
     expect(filtered).toEqual(expected);
-  });
+  }, 60_000);
 
   it('refuses wrong command lines with exit 2 and a failing export with exit 1, in one line, leaving no partial file', async () => {
     const account = String(first.accountId);
@@ -103,12 +104,14 @@ describe.each(testDatabases)('timegate export on $name', (kind) => {
       [['--account', account, '--billable', 'vielleicht'], '--billable must be true or false'],
       [['--account', account, '--bogus', 'x'], "Unknown option '--bogus'"],
     ];
-    for (const [args, message] of usage) expect(expectOneLineError(await exportRun(...args), 2, 'export'), args.join(' ')).toContain(message);
+    // Each run is a process; side by side they take a few seconds instead of a half-minute.
+    const runs = await Promise.all(usage.map(([args]) => exportRun(...args)));
+    usage.forEach(([args, message], i) => expect(expectOneLineError(runs[i] as Run, 2, 'export'), args.join(' ')).toContain(message));
     expect(expectOneLineError(await exportRun('--account', '999999'), 1, 'export')).toContain('no account 999999');
     const missingFolder = join(folder, 'no-such-folder', 'x.csv');
     expect(expectOneLineError(await exportRun('--account', account, '--out', missingFolder), 1, 'export')).toContain('ENOENT');
     await expect(stat(missingFolder)).rejects.toThrow();
-  });
+  }, 120_000);
 
   it('writes the same CSV to a file as to stdout', async () => {
     const file = join(folder, 'zeiten.csv');
@@ -116,5 +119,5 @@ describe.each(testDatabases)('timegate export on $name', (kind) => {
     const toStdout = await exportRun('--account', String(first.accountId), '--to', '2026-06-30');
     expect(toFile.code).toBe(0);
     expect(await readFile(file, 'utf8')).toBe(toStdout.stdout);
-  });
+  }, 60_000);
 });

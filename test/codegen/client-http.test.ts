@@ -68,12 +68,18 @@ interface TimeTrackingClient {
     update(key: number, patch: object, options?: object): Promise<{ id: number }>;
     delete(key: number, options?: object): Promise<void>;
     timeEntries(key: number, query?: object): Promise<Page>;
+    client(key: number, options?: object): Promise<{ id: number }>;
+  };
+  timeEntries: {
+    createAll(items: object[]): Promise<{ id: number }[]>;
   };
   startStopWatch(params: object): Promise<{ id: number }>;
   getChangesDigest(params: object): Promise<{ totalClients: number }>;
 }
 type CreateClient<C> = (options: { baseUrl: string; apiKey?: string; auth?: string; headers?: Record<string, string> }) => C;
 interface ProblemErrorLike {
+  name: string;
+  index?: number;
   status: number;
   problem: { title: string; status: number; detail?: string };
 }
@@ -134,9 +140,57 @@ describe('the generated client over HTTP', () => {
   });
 
   it('resolves a conditional read to null on 304 Not Modified', async () => {
-    replies.set('GET /api/v1/projects/8?select=name', { status: 304 });
+    replies.set('GET /api/v1/projects/8:select?select=name', { status: 304 });
     await expect(tt.projects.get(8, { select: 'name', ifNoneMatch: '"v1"' })).resolves.toBeNull();
     expect(lastRequest().headers['if-none-match']).toBe('"v1"');
+  });
+
+  it('sends reads with select to their :select twins, and reads without to the plain paths', async () => {
+    replies.set('GET /api/v1/projects:select?select=id&limit=1', { status: 200, body: { items: [{ id: 1 }], next: '/api/v1/projects:select?cursor=c2' } });
+    replies.set('GET /api/v1/projects:select?cursor=c2', { status: 200, body: { items: [{ id: 2 }], next: null } });
+    const ids: number[] = [];
+    for await (const page of tt.projects.pages({ select: 'id', limit: 1 })) ids.push(...page.items.map((i) => i.id));
+    expect(ids).toEqual([1, 2]);
+    replies.set('GET /api/v1/projects/7:select?select=name%2Cclient%2Fname&expand=client', { status: 200, body: { name: 'Website', client: { name: 'ACME' } } });
+    await expect(tt.projects.get(7, { select: 'name,client/name', expand: 'client' })).resolves.toEqual({ name: 'Website', client: { name: 'ACME' } });
+    replies.set('GET /api/v1/projects/7/time-entries:select?select=id', { status: 200, body: { items: [{ id: 3 }], next: null } });
+    await expect(tt.projects.timeEntries(7, { select: 'id' })).resolves.toEqual({ items: [{ id: 3 }], next: null });
+    replies.set('GET /api/v1/projects/7/client:select?select=id', { status: 200, body: { id: 4 } });
+    await expect(tt.projects.client(7, { select: 'id' })).resolves.toEqual({ id: 4 });
+    replies.set('GET /api/v1/projects/7/client', { status: 200, body: { id: 4, name: 'ACME' } });
+    await expect(tt.projects.client(7)).resolves.toEqual({ id: 4, name: 'ACME' });
+    replies.set('GET /api/v1/projects?limit=1', { status: 200, body: { items: [{ id: 1 }], next: null } });
+    await tt.projects.list({ limit: 1, select: undefined });
+    expect(lastRequest().url).toBe('/api/v1/projects?limit=1');
+  });
+
+  it('bulk-creates with one POST to :batch and names the refused item by its index', async () => {
+    const items = [{ projectId: 1, startTime: '2026-11-22T09:00:00Z' }, { projectId: 1, startTime: '2026-11-23T09:00:00Z' }];
+    replies.set('POST /api/v1/time-entries:batch', { status: 201, body: { items: [{ id: 11 }, { id: 12 }] } });
+    await expect(tt.timeEntries.createAll(items)).resolves.toEqual([{ id: 11 }, { id: 12 }]);
+    expect(JSON.parse(lastRequest().body)).toEqual(items);
+    const problem = (status: number, pointer?: string) => ({
+      status,
+      headers: { 'content-type': 'application/problem+json' },
+      body: { type: 'about:blank', title: 'Refused', status, detail: 'refused', ...(pointer ? { errors: [{ pointer, detail: 'bad' }] } : {}) },
+    });
+    const BatchItemError = timeTracking.BatchItemError as new (...args: never[]) => ProblemErrorLike;
+    const ProblemError = timeTracking.ProblemError as new (...args: never[]) => ProblemErrorLike;
+    for (const [status, pointer, index] of [[409, '/1', 1], [422, '/1/startTime', 1], [422, '/10/endTime', 10]] as const) {
+      replies.set('POST /api/v1/time-entries:batch', problem(status, pointer));
+      const error = await tt.timeEntries.createAll(items).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(BatchItemError);
+      expect(error).toBeInstanceOf(ProblemError);
+      expect(error).toMatchObject({ name: 'BatchItemError', status, index, problem: { errors: [{ pointer }] } });
+    }
+    // A problem that names no item (no key, too many, a malformed pointer) is a plain ProblemError.
+    for (const [status, pointer] of [[401, undefined], [413, undefined], [422, '/startTime'], [422, '/x1']] as const) {
+      replies.set('POST /api/v1/time-entries:batch', problem(status, pointer));
+      const error = (await tt.timeEntries.createAll(items).catch((e: unknown) => e)) as ProblemErrorLike;
+      expect(error).toBeInstanceOf(ProblemError);
+      expect(error).not.toBeInstanceOf(BatchItemError);
+      expect(error.status).toBe(status);
+    }
   });
 
   it('throws a ProblemError carrying the status and the problem document', async () => {
@@ -185,12 +239,14 @@ describe('the generated client over HTTP', () => {
   it('addresses a composite key with one encoded path segment per key property (Northwind)', async () => {
     const northwind = await loadClient('test/fixtures/northwind/northwind.edmx');
     const create = northwind.createClient as CreateClient<{
-      orderDetails: { get(key: { orderId: number; productId: number }): Promise<unknown> };
+      orderDetails: { get(key: { orderId: number; productId: number }, options?: object): Promise<unknown> };
       shipments: { get(key: string): Promise<unknown> };
     }>;
     const client = create({ baseUrl });
     replies.set('GET /api/v1/order-details/10248/11', { status: 200, body: { orderId: 10248, productId: 11 } });
     await expect(client.orderDetails.get({ orderId: 10248, productId: 11 })).resolves.toEqual({ orderId: 10248, productId: 11 });
+    replies.set('GET /api/v1/order-details/10248/11:select?select=quantity', { status: 200, body: { quantity: 3 } });
+    await expect(client.orderDetails.get({ orderId: 10248, productId: 11 }, { select: 'quantity' })).resolves.toEqual({ quantity: 3 });
     replies.set('GET /api/v1/shipments/a%2Fb', { status: 200, body: { shipmentId: 'a/b' } });
     await expect(client.shipments.get('a/b')).resolves.toEqual({ shipmentId: 'a/b' });
   });

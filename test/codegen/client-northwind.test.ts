@@ -59,7 +59,14 @@ export async function use(): Promise<string> {
   const shipment: T.Shipment = await client.shipments.get('0f8fad5b-d9cb-469f-a165-70867728950e');
   const product: T.Product = await client.orderDetails.product({ orderId: 10248, productId: 11 });
   const cheap: T.Product[] = await client.getProductsAbovePrice({ minUnitPrice: '10.00' });
-  return line.unitPrice + shipment.shipmentId + product.productName + cheap.length;
+  const quantity: number = line.quantity;
+  const selected: T.OrderDetailSelection = await client.orderDetails.get({ orderId: 10248, productId: 11 }, { select: 'quantity' });
+  // @ts-expect-error a selected line may lack its quantity
+  const selectedQuantity: number = selected.quantity;
+  const lines: T.OrderDetail[] = await client.orderDetails.createAll([{ orderId: 10248, productId: 11, unitPrice: '14.00' }]);
+  // @ts-expect-error unitPrice is required on create, in bulk too
+  await client.orderDetails.createAll([{ orderId: 10248, productId: 11 }]);
+  return line.unitPrice + shipment.shipmentId + product.productName + cheap.length + quantity + selectedQuantity + lines.length;
 }
 `;
 

@@ -42,8 +42,11 @@ async function lintMessages(files: string[]): Promise<string[]> {
 }
 
 const timeTrackingUsage = `
-import { ProblemError, createClient, etagOf } from './client.js';
+import { BatchItemError, ProblemError, createClient, etagOf } from './client.js';
 import type * as T from './types.js';
+
+/** true only when A and B are the same type (not merely assignable either way). */
+type Equal<A, B> = (<V>() => V extends A ? 1 : 2) extends <V>() => V extends B ? 1 : 2 ? true : false;
 
 const client = createClient({ baseUrl: 'https://example.com/api/v1', apiKey: 'key', auth: 'bearer' });
 
@@ -52,6 +55,20 @@ export async function use(): Promise<number> {
   // @ts-expect-error clientId is an integer
   await client.projects.list({ clientId: '7' });
   const project: T.Project = await client.projects.get(7, { expand: 'client' });
+  // A plain read answers the whole entity: name is a string, never undefined.
+  const nameIsString: Equal<typeof project.name, string> = true;
+  const selectedName = (await client.projects.get(7, { select: 'name' })).name;
+  const selectedNameIsOptional: Equal<typeof selectedName, string | undefined> = true;
+  const firstName = (await client.projects.list()).items[0]?.name;
+  const listNameIsString: Equal<typeof firstName, string | undefined> = true;
+  const maybeSelect: string | undefined = Math.random() > 0.5 ? 'name' : undefined;
+  // A select that may be absent answers either shape.
+  const either: T.Project | T.ProjectSelection = await client.projects.get(7, { select: maybeSelect });
+  // @ts-expect-error a select that may be given can leave properties out
+  const notEither: T.Project = await client.projects.get(7, { select: maybeSelect });
+  const bulk: T.TimeEntry[] = await client.timeEntries.createAll([{ projectId: 7, startTime: '2026-11-22T09:00:00+01:00' }]);
+  // @ts-expect-error users are read-only: no bulk create either
+  await client.users.createAll([]);
   const partial: T.ProjectSelection = await client.projects.get(7, { select: 'name,client/name', expand: 'client' });
   const partialName: string | undefined = partial.client?.name;
   // @ts-expect-error a select leaves properties out: the answer is a ProjectSelection
@@ -87,7 +104,9 @@ export async function use(): Promise<number> {
     await client.users.get(1);
   } catch (error) {
     if (error instanceof ProblemError) count += error.status + error.problem.status;
+    if (error instanceof BatchItemError) count += error.index;
   }
+  count += Number(nameIsString && selectedNameIsOptional && listNameIsString) + (either.id ?? 0) + notEither.id + bulk.length;
   count += (partialName ?? '').length + (notFull.id ?? 0) + partialPage.items.length + notFullPage.items.length + (partialOwner.id ?? 0) + partialEntries.items.length;
   return page.items.length + (cached?.id ?? 0) + notNull.id + entries.items.length + owner.id + running.id + halted.id + current.id + digest.totalClients + count;
 }

@@ -227,7 +227,7 @@ describe('openapi.json of the time-tracking model', () => {
         expect(headersOf(response), `${method} ${path} ${status}`).toEqual(expect.arrayContaining(answerHeaders));
       }
     }
-    expect(headersOf(operation(timeTracking, '/projects', 'get').responses?.['200'])).toEqual([...answerHeaders, 'Cache-Status', 'X-Cache']);
+    expect(headersOf(operation(timeTracking, '/projects', 'get').responses?.['200'])).toEqual([...answerHeaders, 'Cache-Status', 'X-Cache', 'Age']);
     expect(headersOf(operation(timeTracking, '/projects', 'post').responses?.['201'])).toEqual(['Location', 'ETag', ...answerHeaders]);
     expect(headersOf(timeTracking.components?.responses?.TooManyRequests)).toContain('Retry-After');
     expect(timeTracking.components?.headers?.RateLimitPolicy).toMatchObject({ schema: { type: 'string' }, example: '"read";q=100;w=60' });

@@ -119,6 +119,7 @@ describe.each(cases)('read cache on the REST face ($name)', ({ kind, store }) =>
       const cached = await fetch(url, { headers: key });
       expect(cached.headers.get('x-cache')).toBe('HIT');
       expect(cached.headers.get('cache-status')).toMatch(/^timegate; hit; ttl=\d+/);
+      expect(cached.headers.get('age')).toMatch(/^\d+$/);
     }
     const whole = (await (await fetch(`${t.restRoot}/projects/1`, { headers: key })).json()) as Item;
     expect(whole.name).toEqual(expect.any(String));

@@ -268,10 +268,16 @@ describe.each(testDatabases)('administration pages on $name', (kind) => {
     });
     const page = await alex.get('/admin/settings');
     expect(page.text).toContain('value="2026-11-01"');
+    expect(page.text).toContain('<option selected>Europe/Berlin</option>');
     expect((await alex.get('/admin/tasks/new')).text).toContain('<label for="f-Custom3">Abteilung</label>');
     // The API reads what the page saved.
     const api = await fetch(`${t.root}/AccountSettings?$format=json`, { headers: { 'x-serviceapikey': t.jana.apiKey } });
     expect(((await api.json()) as { d: { results: Array<{ CompanyName: string }> } }).d.results[0]?.CompanyName).toBe('Demo GmbH & Co. KG');
+    // A change of zone reads the close date on the new zone's clock.
+    expect((await alex.post('/admin/settings', { ...base, TimeZone: 'America/New_York' })).status).toBe(303);
+    expect((await t.database.db.selectFrom('account_settings').select('booking_close_date').where('account_id', '=', t.accountId).executeTakeFirstOrThrow()).booking_close_date)
+      .toBe(instantOf('2026-11-01', 0, 'America/New_York'));
+    expect((await alex.get('/admin/settings')).text).toContain('<option>UTC</option>');
     await t.database.db.updateTable('account_settings').set({ ...before }).where('account_id', '=', t.accountId).execute();
   });
 

@@ -88,6 +88,18 @@ describe.each(testDatabases)('reports pages on $name', (kind) => {
     expect(new Set(rows.slice(1).map((row) => row[7]))).toEqual(new Set([t.jana.email]));
   });
 
+  it('offers her week in the timesheet as files holding that week\'s finished entries', async () => {
+    const week = await jana.get('/timesheet?week=2026-11-18');
+    const link = /href="(\/reports\/export\?from=2026-11-16&amp;to=2026-11-22&amp;format=csv&amp;delimiter=%3B)"/.exec(week.text)?.[1];
+    expect(link).toBeDefined();
+    const file = await download(jana, (link as string).replaceAll('&amp;', '&'));
+    const ids = (parse(file.bytes.toString('utf8'), { delimiter: ';', bom: true }) as string[][]).slice(1).map((row) => Number(row[0])).sort((a, b) => a - b);
+    const rows = await t.database.db.selectFrom('time_entries').select('id').where('user_id', '=', t.jana.userId).where('end_time', 'is not', null)
+      .where('start_time', '>=', instantOf('2026-11-16', 0, 'UTC')).where('start_time', '<', instantOf('2026-11-23', 0, 'UTC')).orderBy('id').execute();
+    expect(ids).toEqual(rows.map((row) => row.id));
+    expect(ids.length).toBeGreaterThan(5);
+  });
+
   it('downloads CSV (; and ,) and XLSX that read back to the report\'s entries and seconds', async () => {
     const all = await sums();
     const filter = `from=${FROM}&to=${TO}`;

@@ -4,6 +4,7 @@
 // the labels of the custom fields (shown wherever those fields appear in the forms).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { EdmRecord } from '../../../odata/edm.js';
+import { isTimeZone } from '../../../odata/wall-clock.js';
 import { instantOf, isDate, wallClock } from '../clock.js';
 import { formText, recordFromForm } from '../form-values.js';
 import type { FieldErrors } from '../form-values.js';
@@ -21,7 +22,8 @@ const LABELLED: ReadonlyArray<readonly [string, keyof Texts]> = [
 ];
 const LABELS = LABELLED.flatMap(([prefix]) => [1, 2, 3, 4, 5].map((n) => `${prefix}Custom${n}Label`));
 const PLAIN = ['CompanyName', 'TimeZone', 'Currency', 'HourlyRatesEnabled', ...LABELS];
-const ZONES = Intl.supportedValuesOf('timeZone');
+// The runtime's list leaves out the plain `UTC` (an alias to it), which accounts often use.
+const ZONES = ['UTC', ...Intl.supportedValuesOf('timeZone')];
 
 type FormState = Record<string, string>;
 
@@ -32,7 +34,9 @@ function stateOf(settings: EdmRecord): FormState {
     state[name] = typeof value === 'boolean' ? (value ? '1' : '') : value === null || value === undefined ? '' : String(value);
   }
   const close = settings.BookingCloseDate;
-  state.BookingCloseDate = close instanceof Date ? wallClock(close.getTime(), settings.TimeZone as string).date : '';
+  // A zone the runtime does not know (set outside these pages) reads as UTC, as in the API.
+  const zone = isTimeZone(settings.TimeZone as string) ? settings.TimeZone as string : 'UTC';
+  state.BookingCloseDate = close instanceof Date ? wallClock(close.getTime(), zone).date : '';
   return state;
 }
 
@@ -77,7 +81,8 @@ export function registerSettingsPages(admin: FastifyInstance, deps: WebDependenc
     const { values, errors } = recordFromForm(administration.typeOf('AccountSettings'), PLAIN, body, administration.messages);
     // The close date is a day on the clock of the zone being saved.
     const closeDate = formText(body, 'BookingCloseDate').trim();
-    const zone = typeof values.TimeZone === 'string' && ZONES.includes(values.TimeZone) ? values.TimeZone : (await administration.settings(caller)).TimeZone as string;
+    const current = (await administration.settings(caller)).TimeZone as string;
+    const zone = typeof values.TimeZone === 'string' && isTimeZone(values.TimeZone) ? values.TimeZone : isTimeZone(current) ? current : 'UTC';
     if (closeDate === '') values.BookingCloseDate = null;
     else if (isDate(closeDate)) values.BookingCloseDate = new Date(instantOf(closeDate, 0, zone));
     else errors.BookingCloseDate = request.page.t.invalidDate;

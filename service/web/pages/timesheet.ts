@@ -1,11 +1,12 @@
 // My timesheet: a week (Monday to Sunday) with each day's entries and totals, previous/next week
-// and today; adding, editing and deleting entries (duration entries and start/end entries). The
+// and today, the week's entries as CSV or XLSX; adding, editing and deleting entries (duration entries and start/end entries). The
 // form only turns fields into an entry; every rule (booking close date, locked entries, bookable
 // projects and tasks, required fields, their German messages) is the data source's, as for the API.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { EdmRecord } from '../../../odata/edm.js';
 import { ODataError } from '../../../odata/errors.js';
 import { addDays, instantOf, isDate, minutesOf, mondayOf, wallClock } from '../clock.js';
+import { downloadLinks } from '../downloads.js';
 import { flag, html } from '../html.js';
 import type { Html } from '../html.js';
 import { fill } from '../i18n.js';
@@ -194,6 +195,7 @@ export function registerTimesheetPages(web: FastifyInstance, deps: WebDependenci
       </nav>
       <p class="week-total">${t.weekTotal}: <strong data-total="week">${durationString(seconds(entries))}</strong></p>
       <a class="button" href="/timesheet/new?date=${newDate}">${t.addEntry}</a>
+      ${downloadLinks(ctx, '/reports/export', `from=${monday}&to=${addDays(monday, 6)}`)}
       ${days.map((day) => {
         const list = byDay.get(day) ?? [];
         return html`<section class="day${day === today ? ' today' : ''}" aria-labelledby="d-${day}">
