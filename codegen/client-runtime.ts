@@ -1,10 +1,12 @@
-// The model-independent part of the generated client.ts: options, errors and the fetch transport
+// The part of the generated client.ts that is the same for every model but an example: options, errors and the fetch transport
 // the per-set resource classes call. Kept as source text because it is copied verbatim into
 // every generated client (which must have no runtime dependency); the generated file is
 // type-checked and linted by the client tests, so this text is too.
 import { SELECTION_SUFFIX } from './rest-surface.js';
 
-export const CLIENT_RUNTIME_SOURCE = `
+/** The runtime's text, `selectExample` (description-examples.ts) in its documentation. */
+export function clientRuntimeSource(selectExample: string): string {
+  return `
 /** How to reach and authenticate with the REST face. */
 export interface ClientOptions {
   /** Base URL of the REST face including its path, e.g. \`https://example.com/api/v1\`. */
@@ -20,7 +22,7 @@ export interface ClientOptions {
 }
 
 export interface GetOptions {
-  /** Only these properties (\`name,client/name\`): the read goes to its \`${SELECTION_SUFFIX}\` twin and answers the Selection type. */
+  /** Only these properties (\`${selectExample}\`): the read goes to its \`${SELECTION_SUFFIX}\` twin and answers the Selection type. */
   readonly select?: string;
   readonly expand?: string;
 }
@@ -198,3 +200,4 @@ function keySegment(value: string | number | boolean): string {
   return '/' + encodeURIComponent(String(value));
 }
 `;
+}

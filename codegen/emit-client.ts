@@ -5,7 +5,8 @@ import { Project, QuoteKind, StructureKind, ts } from 'ts-morph';
 import type { Model } from '../odata/model.js';
 import type { Emitter } from './emitter.js';
 import { GENERATED_HEADER } from './emitter.js';
-import { CLIENT_RUNTIME_SOURCE } from './client-runtime.js';
+import { clientRuntimeSource } from './client-runtime.js';
+import { descriptionExamples } from './description-examples.js';
 import { keyType, resourceClass, resourceClassName } from './client-resources.js';
 import { tsReturnType } from './client-value-types.js';
 import { schemaNames } from './json-schema.js';
@@ -20,7 +21,7 @@ export function buildClientSource(model: Model): string {
   const project = new Project({ useInMemoryFileSystem: true, manipulationSettings: { quoteKind: QuoteKind.Single } });
   const file = project.createSourceFile('client.ts');
   file.addImportDeclaration({ isTypeOnly: true, namespaceImport: 'T', moduleSpecifier: './types.js' });
-  file.addStatements(CLIENT_RUNTIME_SOURCE);
+  file.addStatements(clientRuntimeSource(descriptionExamples(model, '').select));
   for (const resource of surface.sets) {
     const key = keyType(resource);
     if (key) file.addTypeAlias(key);

@@ -54,6 +54,8 @@ function untyped(ctx: WriteContext): Kysely<Record<string, Record<string, unknow
 }
 
 const compiledTexts = new WeakMap<EntityTable, Map<string, string>>();
+/** Most statement texts kept per set. */
+const MAX_COMPILED_SHAPES = 500;
 
 /**
  * Runs a statement of a write whose SQL text depends on `shape` only (names from the model,
@@ -74,6 +76,8 @@ export async function runCompiled<R>(
       throw new Error(`the statement ${shape} binds other values than it is given`);
     }
     text = compiled.sql;
+    // Oldest out first: which properties a payload gives is the client's choice, and so are the shapes.
+    if (texts.size >= MAX_COMPILED_SHAPES) texts.delete(texts.keys().next().value as string);
     texts.set(shape, text);
   }
   return (await ctx.db.executeQuery<R>(CompiledQuery.raw(text, [...parameters]))).rows;
