@@ -2,10 +2,11 @@
 // accounts, their users, and the users' API keys. Every operation is one transaction (or part of
 // the caller's, when `db` is a transaction).
 import type { Kysely, Transaction } from 'kysely';
-import { isTimeZone, wallClockZone } from '../../odata/wall-clock.js';
+import { hostTimeZone, isTimeZone, wallClockZone } from '../../odata/wall-clock.js';
 import type { Database } from '../storage/schema.js';
 import { ACCESS_RIGHTS } from '../storage/schema.js';
 import { withTransaction } from '../storage/transaction.js';
+import * as rules from '../timetracking/account-settings-rules.js';
 import { AccountAdminError } from './account-errors.js';
 import * as input from './account-input.js';
 import type { Role } from './account-input.js';
@@ -49,11 +50,11 @@ export interface CreatedUser {
 }
 
 export async function createAccount(db: Kysely<Database>, account: CreateAccountInput): Promise<CreatedAccount> {
-  const name = input.requiredText('name', account.name, 100);
+  const name = input.setting(() => rules.companyName(account.name));
   const settings = {
     company_name: name,
-    time_zone: input.timeZone(account.timeZone),
-    currency: input.currency(account.currency),
+    time_zone: input.setting(() => rules.timeZone(account.timeZone ?? hostTimeZone())),
+    currency: input.setting(() => rules.currency(account.currency ?? 'EUR')),
   };
   const admin = {
     email: account.adminEmail,

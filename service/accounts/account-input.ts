@@ -1,6 +1,8 @@
 // Checks of what an operator types into `timegate admin ...`: pure functions that either return
-// the normalised value or throw an AccountAdminError naming the field.
-import { hostTimeZone, isTimeZone } from '../../odata/wall-clock.js';
+// the normalised value or throw an AccountAdminError naming the field. The account settings'
+// rules are not here but in account-settings-rules.ts, shared with the web pages; `setting` asks
+// one of them and turns its refusal (the API's German message) into an AccountAdminError.
+import { ValidationError } from '../odata-server/errors.js';
 import { AccountAdminError } from './account-errors.js';
 import { ACCESS_RIGHTS } from '../storage/schema.js';
 import type { AccessRights } from '../storage/schema.js';
@@ -28,18 +30,14 @@ export function language(value: string | undefined): string {
   return text;
 }
 
-export function currency(value: string | undefined): string {
-  const text = (value ?? 'EUR').trim().toUpperCase();
-  if (!/^[A-Z]{3}$/.test(text)) throw new AccountAdminError('invalid-input', `currency must be an ISO 4217 code: ${text}`);
-  return text;
-}
-
-/** An IANA zone the runtime knows; the host's zone when none is given. */
-export function timeZone(value: string | undefined): string {
-  const text = (value ?? hostTimeZone()).trim();
-  if (!isTimeZone(text)) throw new AccountAdminError('invalid-input', `unknown IANA time zone: ${text}`);
-  if (text.length > 64) throw new AccountAdminError('invalid-input', 'time zone is longer than 64 characters');
-  return text;
+/** The value `rule` answers; its ValidationError as an `invalid-input` AccountAdminError. */
+export function setting<T>(rule: () => T): T {
+  try {
+    return rule();
+  } catch (error) {
+    if (error instanceof ValidationError) throw new AccountAdminError('invalid-input', error.message);
+    throw error;
+  }
 }
 
 export function accessRights(role: string): AccessRights {
@@ -51,15 +49,4 @@ export function accessRights(role: string): AccessRights {
 export function positiveId(field: string, value: number): number {
   if (!Number.isSafeInteger(value) || value <= 0) throw new AccountAdminError('invalid-input', `${field} must be a positive integer`);
   return value;
-}
-
-/** A calendar day `YYYY-MM-DD` that exists (2026-02-30 does not), as its UTC midnight in ms. */
-export function day(field: string, value: string): number {
-  const text = value.trim();
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
-  const ms = match === null ? Number.NaN : Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
-  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== text) {
-    throw new AccountAdminError('invalid-input', `${field} must be a date YYYY-MM-DD: ${text}`);
-  }
-  return ms;
 }

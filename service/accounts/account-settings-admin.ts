@@ -1,13 +1,15 @@
 // Changing an account's settings from the operator's side (`timegate admin set-settings`): the
 // booking close date, the time zone, hourly rates on or off, and the custom-field labels. The API
-// and the web interface only read these (data-model.md: AccountSettings is read-only there).
+// only reads these (data-model.md: AccountSettings is read-only there); the web administration
+// pages change them too, under the same rules (account-settings-rules.ts) and messages.
 import type { Kysely } from 'kysely';
-import { wallClockZone } from '../../odata/wall-clock.js';
 import type { AccountSettingsTable, Database } from '../storage/schema.js';
 import { withTransaction } from '../storage/transaction.js';
 import { AccountAdminError } from './account-errors.js';
 import { closeDateText } from './account-admin.js';
 import * as input from './account-input.js';
+import * as rules from '../timetracking/account-settings-rules.js';
+import type { LabelledType } from '../timetracking/account-settings-rules.js';
 
 export type LabelledEntity = 'project' | 'client' | 'task' | 'user' | 'time-entry';
 
@@ -46,6 +48,11 @@ const LABEL_COLUMN_PREFIX: Readonly<Record<LabelledEntity, string>> = {
   project: 'project', client: 'client', task: 'task', user: 'user', 'time-entry': 'time_entry',
 };
 
+/** How the model names the entity: its label properties are `<type>Custom<slot>Label`. */
+const LABELLED_TYPE: Readonly<Record<LabelledEntity, LabelledType>> = {
+  project: 'Project', client: 'Client', task: 'Task', user: 'User', 'time-entry': 'TimeEntry',
+};
+
 type LabelColumn = Extract<keyof AccountSettingsTable, `${string}_label`>;
 
 function labelColumn(entity: LabelledEntity, slot: number): LabelColumn {
@@ -58,18 +65,17 @@ export async function updateSettings(db: Kysely<Database>, accountId: number, ch
   const nothing = change.bookingCloseDate === undefined && change.timeZone === undefined && change.hourlyRates === undefined
     && (change.customLabels ?? []).length === 0;
   if (nothing) throw new AccountAdminError('invalid-input', 'nothing to change: give --booking-close-date, --time-zone, --hourly-rates or --custom-label');
-  const timeZone = change.timeZone === undefined ? undefined : input.timeZone(change.timeZone);
+  const { timeZone: zoneText, bookingCloseDate: closeText } = change;
+  const timeZone = zoneText === undefined ? undefined : input.setting(() => rules.timeZone(zoneText));
   let closeDay: number | null | undefined;
-  if (change.bookingCloseDate === null || change.bookingCloseDate?.trim() === '') closeDay = null;
-  else if (change.bookingCloseDate !== undefined) closeDay = input.day('booking close date', change.bookingCloseDate);
+  if (closeText === null || closeText?.trim() === '') closeDay = null;
+  else if (closeText !== undefined) closeDay = input.setting(() => rules.closeDay(closeText));
   const labels: Partial<Record<LabelColumn, string | null>> = {};
   for (const { entity, slot, label } of change.customLabels ?? []) {
     if (!LABEL_COLUMN_PREFIX[entity] || !Number.isInteger(slot) || slot < 1 || slot > 5) {
       throw new AccountAdminError('invalid-input', `custom label must name one of ${LABELLED_ENTITIES.join(', ')} and a slot 1 to 5`);
     }
-    const text = label?.trim() ?? '';
-    if (text.length > 50) throw new AccountAdminError('invalid-input', `custom label ${entity}.${slot} is longer than 50 characters`);
-    labels[labelColumn(entity, slot)] = text === '' ? null : text;
+    labels[labelColumn(entity, slot)] = input.setting(() => rules.customLabel(rules.labelProperty(LABELLED_TYPE[entity], slot), label));
   }
   return withTransaction(db, async (trx) => {
     const current = await trx.selectFrom('account_settings').select(['time_zone', 'booking_close_date'])
@@ -83,7 +89,7 @@ export async function updateSettings(db: Kysely<Database>, accountId: number, ch
     await trx.updateTable('account_settings').set({
       ...(timeZone === undefined ? {} : { time_zone: timeZone }),
       ...(change.hourlyRates === undefined ? {} : { hourly_rates_enabled: change.hourlyRates ? 1 : 0 }),
-      ...(keptDay === undefined ? {} : { booking_close_date: keptDay === null ? null : wallClockZone(zone).toInstant(keptDay) }),
+      ...(keptDay === undefined ? {} : { booking_close_date: keptDay === null ? null : rules.closeInstant(keptDay, zone) }),
       ...labels,
     }).where('account_id', '=', id).execute();
     return readSettings(trx, id);

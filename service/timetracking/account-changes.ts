@@ -1,28 +1,23 @@
 // What administrators change beyond the API's writes (data-model.md keeps AccountSettings and
 // Users read-only through the API): the account settings, and locking or unlocking every entry up
 // to a date. Administrators only; the model's facets (nullable, MaxLength) are checked by the
-// payload rules with the API's own messages, and the rest here, once, in German like every rule.
+// payload rules with the API's own messages, and the settings' own rules by
+// account-settings-rules.ts, which the CLI's `timegate admin set-settings` asks as well.
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { EdmRecord } from '../../odata/edm.js';
 import type { ModelIndex } from '../../odata/model-index.js';
 import type { EntityType } from '../../odata/model.js';
-import { isTimeZone } from '../../odata/wall-clock.js';
-import { ForbiddenError, ValidationError } from '../odata-server/errors.js';
+import { ForbiddenError } from '../odata-server/errors.js';
 import { PayloadRules } from '../odata-server/payload-rules.js';
 import type { Database } from '../storage/schema.js';
 import { withTransaction } from '../storage/transaction.js';
 import type { Caller } from './caller.js';
-import { LANG, cannotSave, validationMessages } from './messages.js';
+import { checkedSettings, settingsMessages } from './account-settings-rules.js';
+import { LANG, validationMessages } from './messages.js';
 import { accountSettings } from './sets/account-settings.js';
 import { entryMessages } from './sets/time-entries.js';
 import { columnName } from './tables.js';
-
-const settingsMessages = {
-  adminsOnly: () => 'Nur Administratoren dürfen die Kontoeinstellungen ändern.',
-  timeZone: (name: string) => cannotSave(accountSettings.noun, `TimeZone "${name}" ist keine bekannte IANA-Zeitzone (z. B. Europe/Berlin).`),
-  currency: () => cannotSave(accountSettings.noun, 'Currency muss ein Währungscode nach ISO 4217 aus drei Buchstaben sein (z. B. EUR).'),
-};
 
 export class AccountChanges {
   private readonly rules: PayloadRules;
@@ -41,14 +36,7 @@ export class AccountChanges {
    */
   async changeSettings(caller: Caller, values: EdmRecord): Promise<void> {
     if (!caller.isAdmin) throw new ForbiddenError(settingsMessages.adminsOnly(), LANG);
-    const checked = this.rules.forAdministration(this.settingsType, values);
-    if (typeof checked.TimeZone === 'string' && !isTimeZone(checked.TimeZone)) {
-      throw new ValidationError(settingsMessages.timeZone(checked.TimeZone), LANG, 'TimeZone');
-    }
-    if (typeof checked.Currency === 'string') {
-      checked.Currency = checked.Currency.toUpperCase();
-      if (!/^[A-Z]{3}$/.test(checked.Currency)) throw new ValidationError(settingsMessages.currency(), LANG, 'Currency');
-    }
+    const checked = checkedSettings(this.rules.forAdministration(this.settingsType, values));
     const row: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(checked)) {
       row[columnName(name)] = typeof value === 'boolean' ? (value ? 1 : 0) : value instanceof Date ? value.getTime() : value;

@@ -21,13 +21,18 @@ export function cannotSave(noun: Noun, reason: string): string {
   return `${noun.the} kann nicht gespeichert werden: ${reason}`;
 }
 
+/** "<property> ist ein Pflichtfeld." and "... darf höchstens <max> Zeichen lang sein.", as every rule says them. */
+export const requiredMessage = (noun: Noun, property: string) => cannotSave(noun, `${property} ist ein Pflichtfeld.`);
+export const tooLongMessage = (noun: Noun, property: string, max: number) =>
+  cannotSave(noun, `${property} darf höchstens ${max} Zeichen lang sein.`);
+
 /** The messages of the generic server's payload checks, naming each entity type by its noun. */
 export function validationMessages(nounOf: (type: EntityType) => Noun): ValidationMessages {
   return {
     lang: LANG,
-    required: (type: EntityType, p: Property) => cannotSave(nounOf(type), `${p.name} ist ein Pflichtfeld.`),
+    required: (type: EntityType, p: Property) => requiredMessage(nounOf(type), p.name),
     notNullable: (type, p) => cannotSave(nounOf(type), `${p.name} darf nicht null sein.`),
-    tooLong: (type, p, max) => cannotSave(nounOf(type), `${p.name} darf höchstens ${max} Zeichen lang sein.`),
+    tooLong: (type, p, max) => tooLongMessage(nounOf(type), p.name, max),
     invalidValue: (type, p) => cannotSave(nounOf(type), `Der Wert von ${p.name} ist kein gültiger Wert vom Typ ${p.type}.`),
   };
 }

@@ -110,11 +110,16 @@ describe.each(testDatabases)('timegate admin accounts and settings on $name', (k
     const cases: Array<[number, string[], string]> = [
       [1, ['set-settings', '--account', '999999', '--hourly-rates', 'on'], 'no account 999999'],
       [1, ['list-users', '--account', '999999'], 'no account 999999'],
-      [1, ['set-settings', '--account', account, '--booking-close-date', '2026-02-30'], 'booking close date must be a date YYYY-MM-DD: 2026-02-30'],
-      [1, ['set-settings', '--account', account, '--booking-close-date', '01.03.2026'], 'must be a date'],
-      [1, ['set-settings', '--account', account, '--time-zone', 'Mars/Olympus'], 'unknown IANA time zone: Mars/Olympus'],
+      // The settings' rules are the web pages' and the API's (account-settings-rules.ts), so the
+      // refusals are their German messages; before, the CLI had English ones of its own.
+      [1, ['set-settings', '--account', account, '--booking-close-date', '2026-02-30'],
+        'Die Kontoeinstellung kann nicht gespeichert werden: BookingCloseDate muss ein Tag im Format JJJJ-MM-TT zwischen 1900 und 9999 sein, den es gibt: "2026-02-30".'],
+      [1, ['set-settings', '--account', account, '--booking-close-date', '01.03.2026'], 'BookingCloseDate muss ein Tag im Format JJJJ-MM-TT'],
+      // The web pages always refused a year before 1900; the CLI accepted one until it shared their rule.
+      [1, ['set-settings', '--account', account, '--booking-close-date', '1850-01-01'], 'BookingCloseDate muss ein Tag im Format JJJJ-MM-TT'],
+      [1, ['set-settings', '--account', account, '--time-zone', 'Mars/Olympus'], 'TimeZone "Mars/Olympus" ist keine bekannte IANA-Zeitzone'],
       [1, ['set-settings', '--account', account], 'nothing to change'],
-      [1, ['set-settings', '--account', account, '--custom-label', `task.3=${'x'.repeat(51)}`], 'longer than 50 characters'],
+      [1, ['set-settings', '--account', account, '--custom-label', `task.3=${'x'.repeat(51)}`], 'TaskCustom3Label darf höchstens 50 Zeichen lang sein.'],
       [2, ['set-settings', '--account', account, '--hourly-rates', 'ja'], "--hourly-rates must be on or off, not 'ja'"],
       [2, ['set-settings', '--account', account, '--custom-label', 'invoice.1=X'], '--custom-label must look like time-entry.1=Ticket'],
       [2, ['set-settings', '--account', account, '--custom-label', 'task.6=X'], '--custom-label must look like'],

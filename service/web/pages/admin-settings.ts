@@ -5,7 +5,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { EdmRecord } from '../../../odata/edm.js';
 import { isTimeZone } from '../../../odata/wall-clock.js';
-import { instantOf, isDate, wallClock } from '../clock.js';
+import { LABEL_SLOTS, closeInstant, labelProperty, parseCloseDay } from '../../timetracking/account-settings-rules.js';
+import type { LabelledType } from '../../timetracking/account-settings-rules.js';
+import { wallClock } from '../clock.js';
 import { formText, recordFromForm } from '../form-values.js';
 import type { FieldErrors } from '../form-values.js';
 import { flag, html } from '../html.js';
@@ -17,10 +19,10 @@ import { sendPage } from '../plugin.js';
 import { adminPage, administrator, refusalOf } from './admin.js';
 
 /** The entity types with custom fields, as the labels' property names begin, and how the page names them. */
-const LABELLED: ReadonlyArray<readonly [string, keyof Texts]> = [
+const LABELLED: ReadonlyArray<readonly [LabelledType, keyof Texts]> = [
   ['Project', 'project'], ['Client', 'client'], ['Task', 'task'], ['User', 'user'], ['TimeEntry', 'timeEntry'],
 ];
-const LABELS = LABELLED.flatMap(([prefix]) => [1, 2, 3, 4, 5].map((n) => `${prefix}Custom${n}Label`));
+const LABELS = LABELLED.flatMap(([type]) => LABEL_SLOTS.map((slot) => labelProperty(type, slot)));
 const PLAIN = ['CompanyName', 'TimeZone', 'Currency', 'HourlyRatesEnabled', ...LABELS];
 // The runtime's list leaves out the plain `UTC` (an alias to it), which accounts often use.
 const ZONES = ['UTC', ...Intl.supportedValuesOf('timeZone')];
@@ -63,7 +65,7 @@ export function registerSettingsPages(admin: FastifyInstance, deps: WebDependenc
         <h2>${t.customLabels}</h2>
         <p class="hint">${t.customLabelsHint}</p>
         ${LABELLED.map(([prefix, noun]) => html`<fieldset class="labels"><legend>${t[noun]}</legend>
-          ${[1, 2, 3, 4, 5].map((n) => input(`${prefix}Custom${n}Label`, fill(t.labelOf, { entity: t[noun], n: String(n) })))}
+          ${LABEL_SLOTS.map((n) => input(labelProperty(prefix, n), fill(t.labelOf, { entity: t[noun], n: String(n) })))}
         </fieldset>`)}
         <button type="submit" class="primary">${t.save}</button>
       </form>`, { notice });
@@ -79,12 +81,14 @@ export function registerSettingsPages(admin: FastifyInstance, deps: WebDependenc
     const caller = administrator(request).caller;
     const body = request.body;
     const { values, errors } = recordFromForm(administration.typeOf('AccountSettings'), PLAIN, body, administration.messages);
-    // The close date is a day on the clock of the zone being saved.
+    // The close date is a day on the clock of the zone being saved; a malformed one gets the
+    // forms' own date message, like every date field of these pages.
     const closeDate = formText(body, 'BookingCloseDate').trim();
+    const closeDay = parseCloseDay(closeDate);
     const current = (await administration.settings(caller)).TimeZone as string;
     const zone = typeof values.TimeZone === 'string' && isTimeZone(values.TimeZone) ? values.TimeZone : isTimeZone(current) ? current : 'UTC';
     if (closeDate === '') values.BookingCloseDate = null;
-    else if (isDate(closeDate)) values.BookingCloseDate = new Date(instantOf(closeDate, 0, zone));
+    else if (closeDay !== undefined) values.BookingCloseDate = new Date(closeInstant(closeDay, zone));
     else errors.BookingCloseDate = request.page.t.invalidDate;
     if (Object.keys(errors).length === 0) {
       try {
