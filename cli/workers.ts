@@ -97,7 +97,9 @@ export function startWorkers(options: SuperviseOptions): Workers {
   const stopAll = (code: number) => {
     if (stopping) return;
     stopping = true;
-    const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+    // A worker that already died may still be listed (until its IPC channel closes): waiting for
+    // its 'exit' would wait for good.
+    const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead());
     if (workers.length === 0) resolveExited(code);
     const killer = setTimeout(() => {
       for (const worker of workers) worker.process.kill('SIGKILL');
