@@ -6,6 +6,7 @@ import type { RestSurface } from '../../codegen/rest-surface.js';
 import { selectionPathOf } from '../../codegen/rest-surface.js';
 import { sendProblem } from '../problem-handler.js';
 import { MethodNotAllowedError } from '../errors.js';
+import { twinRouteOptions } from './selection-twins.js';
 import { routePath } from './set-routes.js';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -57,7 +58,7 @@ export function registerMethodRefusals(face: FastifyInstance, surface: RestSurfa
     // still a 405, not a 415 or 400 about a body that would never be used.
     face.route({
       method: refused,
-      url,
+      ...twinRouteOptions(url),
       onRequest: async (request, reply) => refuse(request, reply),
       handler: refuse,
     });

@@ -11,6 +11,7 @@ import { readListPage } from './list-pages.js';
 import { listQueryTranslator } from './list-query.js';
 import type { RestContext } from './rest-context.js';
 import { callContextOf } from './request-parts.js';
+import { twinRouteOptions } from './selection-twins.js';
 import { listOperationOf, routePath } from './set-routes.js';
 
 export function registerNavigationRoutes(face: FastifyInstance, ctx: RestContext, resource: SetResource): void {
@@ -19,7 +20,7 @@ export function registerNavigationRoutes(face: FastifyInstance, ctx: RestContext
     const target = navigation.target;
     const segment = encodeSegment(navigation.navigation.name);
     const pathOf = (params: unknown) => `${keys.odataPath(keys.fromPath(params as Record<string, string>))}/${segment}`;
-    const selectionRoute = routePath(selectionPathOf(navigation.path));
+    const selectionRoute = twinRouteOptions(routePath(selectionPathOf(navigation.path)));
     if (navigation.isCollection) {
       const list = listOperationOf(ctx, target);
       // A cursor is valid for the list of this one item only.
@@ -28,7 +29,7 @@ export function registerNavigationRoutes(face: FastifyInstance, ctx: RestContext
         return readListPage(ctx, list, request, path, `${listId} ${path}`, callContextOf(request));
       };
       face.get(routePath(navigation.path), readList(navigation.operationId));
-      face.get(selectionRoute, readList(navigation.selectionOperationId));
+      face.route({ method: 'GET', ...selectionRoute, handler: readList(navigation.selectionOperationId) });
     } else {
       const translator = listQueryTranslator(ctx.index, target.set, [], ctx.limits);
       const readItem = (needsSelect: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
@@ -37,7 +38,7 @@ export function registerNavigationRoutes(face: FastifyInstance, ctx: RestContext
         return sendEntity(ctx, target.set, await ctx.upstream.entry(target.set, path, read.query, callContextOf(request)), request, reply, read.hidden);
       };
       face.get(routePath(navigation.path), readItem(false));
-      face.get(selectionRoute, readItem(true));
+      face.route({ method: 'GET', ...selectionRoute, handler: readItem(true) });
     }
   }
 }

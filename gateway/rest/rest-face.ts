@@ -18,6 +18,7 @@ import { MERGE_PATCH_MEDIA_TYPE } from './media-types.js';
 import { registerMethodRefusals } from './method-refusals.js';
 import { registerNavigationRoutes } from './navigation-routes.js';
 import type { RestContext } from './rest-context.js';
+import { registerSelectionTwins } from './selection-twins.js';
 import { registerSetRoutes } from './set-routes.js';
 
 
@@ -62,6 +63,7 @@ export function registerRestFace(face: FastifyInstance, parts: GatewayParts, cli
   face.addContentTypeParser('application/json', { parseAs: 'buffer' }, strictJson);
   face.addContentTypeParser(MERGE_PATCH_MEDIA_TYPE, { parseAs: 'buffer' }, strictJson);
 
+  registerSelectionTwins(face);
   const surface = describeRestSurface(artefacts.model);
   for (const resource of surface.sets) {
     registerSetRoutes(face, ctx, resource);

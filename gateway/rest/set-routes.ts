@@ -17,17 +17,20 @@ import { MERGE_PATCH_MEDIA_TYPE } from './media-types.js';
 import { callContextOf, jsonBodyOf, queryOf, refuseUnknownParameters } from './request-parts.js';
 import type { BodyCheck } from './validation.js';
 import { bodyCheck, queryCheck } from './validation.js';
+import { twinRouteOptions } from './selection-twins.js';
 
 /**
  * The Fastify route of a contract path: `/order-details/{orderId}/{productId}` ->
  * `/order-details/:orderId/:productId`. A literal colon (`/time-entries:batch`,
  * `/projects/{id}:select`) is `::` to find-my-way; a parameter it follows in the same segment
- * gets a pattern, so the router ends the parameter where the suffix begins.
+ * gets a pattern, so the router ends the parameter where the suffix begins. The router tests the
+ * pattern on the decoded segment, so it takes any character (`%2F` in a key decodes to `/`); which
+ * request is a twin is for the raw URL to say (selection-twins.ts).
  */
 export function routePath(path: string): string {
   return path
     .replaceAll(':', '::')
-    .replace(/\{([^}]+)\}(?=::)/g, ':$1(^[^/]+)')
+    .replace(/\{([^}]+)\}(?=::)/g, ':$1(^.+)')
     .replace(/\{([^}]+)\}/g, ':$1');
 }
 
@@ -53,7 +56,7 @@ export function registerSetRoutes(face: FastifyInstance, ctx: RestContext, resou
       readListPage(ctx, list, request, setPath, listId, callContextOf(request));
     face.get(routePath(resource.collectionPath), readList(operationIds.list));
     if (operationIds.listSelection !== undefined) {
-      face.get(routePath(selectionPathOf(resource.collectionPath)), readList(operationIds.listSelection));
+      face.route({ method: 'GET', ...twinRouteOptions(routePath(selectionPathOf(resource.collectionPath))), handler: readList(operationIds.listSelection) });
     }
   }
 
@@ -81,7 +84,7 @@ export function registerSetRoutes(face: FastifyInstance, ctx: RestContext, resou
     return sendEntity(ctx, set, await ctx.upstream.entry(set, path, read.query, call), request, reply, read.hidden);
   };
   face.get(itemPath, readItem(false));
-  face.get(routePath(selectionPathOf(resource.itemPath)), readItem(true));
+  face.route({ method: 'GET', ...twinRouteOptions(routePath(selectionPathOf(resource.itemPath))), handler: readItem(true) });
 
   if (operationIds.update !== undefined) {
     const check: BodyCheck = bodyCheck(ctx.validators, schemaNames.update(type));

@@ -178,7 +178,8 @@ describe.each(['json', 'atom'] as const)('the Northwind model through the gatewa
 
   it('refuses bad keys of every kind before the upstream', async () => {
     const before = upstream.requestCount();
-    for (const path of ['/shipments/not-a-guid', '/order-details/10248', '/order-details/10248/x', '/products/2147483648', '/shipments?trackingNumber=12x']) {
+    // An encoded colon is part of the key (no Guid), not the `:select` twin of the Guid before it.
+    for (const path of ['/shipments/not-a-guid', `/shipments/${SHIPMENT}%3Aselect?select=carrier`, '/order-details/10248', '/order-details/10248/x', '/products/2147483648', '/shipments?trackingNumber=12x']) {
       const response = await call('GET', path);
       expect([400, 404]).toContain(response.status);
       await contract.problem(response, response.status);
