@@ -8,7 +8,7 @@
 // BEFORE its upstream request, so a write racing with the fill still outdates it. A lookup reads
 // the entry and the current counters together (one round trip on Redis), so a write through any
 // instance is seen by the next read through every instance.
-
+import { LRUCache } from 'lru-cache';
 import type { Verdict } from '../auth/credential-freshness.js';
 
 /** One stored response, with what the cache needs to judge it. */
@@ -69,3 +69,22 @@ export function isCurrent(entry: StoredResponse, generations: readonly number[])
   for (let i = 0; i < generations.length; i++) if (entry.generations[i] !== generations[i]) return false;
   return true;
 }
+
+/** What an entry costs beyond its body: headers and bookkeeping, roughly. */
+const ENTRY_OVERHEAD_BYTES = 512;
+
+/**
+ * The in-process home of stored answers, bounded by bytes (the memory store's, and each Redis
+ * instance's local copies): every entry is set with its own ttl; expired ones are dropped when
+ * touched.
+ */
+export function responseLru(maxBytes: number): LRUCache<string, StoredResponse> {
+  return new LRUCache<string, StoredResponse>({
+    maxSize: maxBytes,
+    sizeCalculation: (entry) => entry.body.length + ENTRY_OVERHEAD_BYTES,
+    ttl: 1,
+    ttlAutopurge: false,
+    allowStale: false,
+  });
+}
+

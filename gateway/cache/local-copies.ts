@@ -20,10 +20,8 @@ import { LRUCache } from 'lru-cache';
 import type { Verdict } from '../auth/credential-freshness.js';
 import { latestVerdict } from '../auth/credential-freshness.js';
 import type { CacheLookup, StoredResponse } from './cache-store.js';
-import { isCurrent } from './cache-store.js';
+import { isCurrent, responseLru } from './cache-store.js';
 
-/** What an entry costs beyond its body: headers and bookkeeping, roughly. */
-const ENTRY_OVERHEAD_BYTES = 512;
 const MAX_CREDENTIALS = 100_000;
 
 /** Taken when a read of the store begins; what it read is learned only if it is still valid. */
@@ -38,13 +36,7 @@ export class LocalCopies {
   #epoch = 0;
 
   constructor(maxBytes: number) {
-    this.#entries = new LRUCache<string, StoredResponse>({
-      maxSize: maxBytes,
-      sizeCalculation: (entry) => entry.body.length + ENTRY_OVERHEAD_BYTES,
-      ttl: 1,
-      ttlAutopurge: false,
-      allowStale: false,
-    });
+    this.#entries = responseLru(maxBytes);
   }
 
   /** The channel of bumped counters is followed from now on. */

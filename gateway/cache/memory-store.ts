@@ -1,24 +1,15 @@
 // The in-process cache store (the default): an LRU bounded by bytes, and generation counters in a
 // Map. Nothing is shared with other gateway instances; use redis-store.ts for several.
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
 import type { CacheLookup, CacheStore, StoredResponse } from './cache-store.js';
-
-/** What an entry costs beyond its body: headers and bookkeeping, roughly. */
-const ENTRY_OVERHEAD_BYTES = 512;
+import { responseLru } from './cache-store.js';
 
 export class MemoryCacheStore implements CacheStore {
   readonly #entries: LRUCache<string, StoredResponse>;
   readonly #generations = new Map<string, number>();
 
   constructor(maxBytes: number) {
-    this.#entries = new LRUCache<string, StoredResponse>({
-      maxSize: maxBytes,
-      sizeCalculation: (entry) => entry.body.length + ENTRY_OVERHEAD_BYTES,
-      // Every entry is set with its own ttl; expired ones are dropped when touched.
-      ttl: 1,
-      ttlAutopurge: false,
-      allowStale: false,
-    });
+    this.#entries = responseLru(maxBytes);
   }
 
   lookup(key: string, sets: readonly string[]): Promise<CacheLookup> {
