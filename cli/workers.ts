@@ -138,7 +138,12 @@ export function startWorkers(options: SuperviseOptions): Workers {
       // process of the group, and a worker may finish before the primary (closing the gateway
       // first in `timegate start`) gets to its own handler. Restarting it would start workers
       // the primary's stop no longer waits for.
-      if (code === 0 && ready.delete(worker)) return;
+      if (code === 0 && ready.delete(worker)) {
+        log('info', { worker: worker.process.pid }, 'a worker stopped');
+        // With none left the primary serves nothing: it ends too rather than linger.
+        if (ready.size === 0) stopAll(0);
+        return;
+      }
       if (ready.delete(worker)) {
         log('error', { worker: worker.process.pid, code, signal }, 'a worker died; starting another');
         fork();
