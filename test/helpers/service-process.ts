@@ -1,8 +1,13 @@
 // `timegate service` as a separate process, as it runs in production: for tests of several
-// service processes on one database, of signals and of graceful shutdown.
+// service processes on one database (startTwoServiceProcesses), of signals and of graceful
+// shutdown.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { seedDemoAccount } from '../../service/accounts/demo-seed.js';
+import type { DemoUser } from '../../service/accounts/demo-seed.js';
+import type { DatabaseHandle } from '../../service/storage/database.js';
+import type { TestDatabaseKind } from './databases.js';
 
 export interface ServiceProcess {
   readonly root: string;
@@ -58,4 +63,35 @@ function rootOf(line: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Two `timegate service` processes on one freshly seeded database (the demo account). */
+export interface TwoServiceProcesses {
+  readonly database: DatabaseHandle;
+  /** The demo account's standard user. */
+  readonly jana: DemoUser;
+  /** Her project "Website-Relaunch". */
+  readonly projectId: number;
+  readonly processes: readonly [ServiceProcess, ServiceProcess];
+  close(): Promise<void>;
+}
+
+export async function startTwoServiceProcesses(kind: TestDatabaseKind): Promise<TwoServiceProcesses> {
+  const place = await kind.create();
+  const database = await place.open();
+  const seeded = await seedDemoAccount(database.db);
+  if (!seeded.created) throw new Error('not seeded');
+  const jana = seeded.users[1] as DemoUser;
+  const projectId = (await database.db.selectFrom('projects').select('id').where('name', '=', 'Website-Relaunch').executeTakeFirstOrThrow()).id;
+  const processes = await Promise.all([startServiceProcess(['--db', place.url]), startServiceProcess(['--db', place.url])]);
+  return {
+    database,
+    jana,
+    projectId,
+    processes,
+    close: async () => {
+      await Promise.all(processes.map((p) => p.stop()));
+      await place.dispose();
+    },
+  };
 }

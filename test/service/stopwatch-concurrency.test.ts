@@ -2,51 +2,34 @@
 // spread over two service processes on one database, leave exactly one running entry and every
 // other one halted with a start and an end (service-api.md §3.1, §8).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedDemoAccount } from '../../service/accounts/demo-seed.js';
-import type { DemoUser } from '../../service/accounts/demo-seed.js';
-import type { DatabaseHandle } from '../../service/storage/database.js';
 import { testDatabases } from '../helpers/databases.js';
-import type { TestDatabasePlace } from '../helpers/databases.js';
-import { startServiceProcess } from '../helpers/service-process.js';
-import type { ServiceProcess } from '../helpers/service-process.js';
+import { startTwoServiceProcesses } from '../helpers/service-process.js';
+import type { ServiceProcess, TwoServiceProcesses } from '../helpers/service-process.js';
 
 const STARTS = 200;
 
 describe.each(testDatabases)('concurrent StartStopWatch through two service processes on $name', (kind) => {
-  let place: TestDatabasePlace;
-  let database: DatabaseHandle;
-  let jana: DemoUser;
-  let processes: ServiceProcess[] = [];
-  let projectId: number;
+  let two: TwoServiceProcesses;
 
   beforeAll(async () => {
-    place = await kind.create();
-    database = await place.open();
-    const seeded = await seedDemoAccount(database.db);
-    if (!seeded.created) throw new Error('not seeded');
-    jana = seeded.users[1] as DemoUser;
-    projectId = (await database.db.selectFrom('projects').select('id').where('name', '=', 'Website-Relaunch').executeTakeFirstOrThrow()).id;
-    processes = await Promise.all([startServiceProcess(['--db', place.url]), startServiceProcess(['--db', place.url])]);
+    two = await startTwoServiceProcesses(kind);
   }, 60_000);
 
-  afterAll(async () => {
-    await Promise.all(processes.map((p) => p.stop()));
-    await place?.dispose();
-  });
+  afterAll(() => two?.close());
 
   it(`${STARTS} starts of one user leave one running entry and ${STARTS - 1} halted ones`, async () => {
     const before = Date.now();
     const responses = await Promise.all(Array.from({ length: STARTS }, async (_, i) => {
-      const root = (processes[i % 2] as ServiceProcess).root;
-      const response = await fetch(`${root}/StartStopWatch?ProjectID=${projectId}&Comment='start ${i}'&$format=json`, {
-        headers: { 'x-serviceapikey': jana.apiKey },
+      const root = (two.processes[i % 2] as ServiceProcess).root;
+      const response = await fetch(`${root}/StartStopWatch?ProjectID=${two.projectId}&Comment='start ${i}'&$format=json`, {
+        headers: { 'x-serviceapikey': two.jana.apiKey },
       });
       return { status: response.status, body: await response.text() };
     }));
     expect(responses.filter((r) => r.status !== 200)).toEqual([]);
 
-    const started = await database.db.selectFrom('time_entries').select(['id', 'start_time', 'end_time', 'comment'])
-      .where('user_id', '=', jana.userId).where('start_time', '>=', before - 1000).orderBy('id').execute();
+    const started = await two.database.db.selectFrom('time_entries').select(['id', 'start_time', 'end_time', 'comment'])
+      .where('user_id', '=', two.jana.userId).where('start_time', '>=', before - 1000).orderBy('id').execute();
     expect(started).toHaveLength(STARTS);
     expect(new Set(started.map((e) => e.comment)).size).toBe(STARTS);
     const running = started.filter((e) => e.end_time === null);
@@ -56,8 +39,8 @@ describe.each(testDatabases)('concurrent StartStopWatch through two service proc
     for (const entry of started.filter((e) => e.end_time !== null)) {
       expect(entry.end_time).toBeGreaterThanOrEqual(entry.start_time);
     }
-    const allRunning = await database.db.selectFrom('time_entries').select('id').where('end_time', 'is', null)
-      .where('user_id', '=', jana.userId).execute();
+    const allRunning = await two.database.db.selectFrom('time_entries').select('id').where('end_time', 'is', null)
+      .where('user_id', '=', two.jana.userId).execute();
     expect(allRunning).toHaveLength(1);
   }, 60_000);
 });

@@ -3,44 +3,27 @@
 // 39 × 412, in 10 of 10 trials (issue 31). On PostgreSQL the two processes race for the row
 // itself; on SQLite for the database's write lock.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedDemoAccount } from '../../service/accounts/demo-seed.js';
-import type { DemoUser } from '../../service/accounts/demo-seed.js';
-import type { DatabaseHandle } from '../../service/storage/database.js';
 import { testDatabases } from '../helpers/databases.js';
-import type { TestDatabasePlace } from '../helpers/databases.js';
-import { startServiceProcess } from '../helpers/service-process.js';
-import type { ServiceProcess } from '../helpers/service-process.js';
+import { startTwoServiceProcesses } from '../helpers/service-process.js';
+import type { ServiceProcess, TwoServiceProcesses } from '../helpers/service-process.js';
 
 const WRITERS = 40;
 const TRIALS = 10;
 
 describe.each(testDatabases)('concurrent MERGEs with one ETag through two service processes on $name', (kind) => {
-  let place: TestDatabasePlace;
-  let database: DatabaseHandle;
-  let jana: DemoUser;
-  let processes: ServiceProcess[] = [];
-  let projectId: number;
+  let two: TwoServiceProcesses;
 
   beforeAll(async () => {
-    place = await kind.create();
-    database = await place.open();
-    const seeded = await seedDemoAccount(database.db);
-    if (!seeded.created) throw new Error('not seeded');
-    jana = seeded.users[1] as DemoUser;
-    projectId = (await database.db.selectFrom('projects').select('id').where('name', '=', 'Website-Relaunch').executeTakeFirstOrThrow()).id;
-    processes = await Promise.all([startServiceProcess(['--db', place.url]), startServiceProcess(['--db', place.url])]);
+    two = await startTwoServiceProcesses(kind);
   }, 60_000);
 
-  afterAll(async () => {
-    await Promise.all(processes.map((p) => p.stop()));
-    await place?.dispose();
-  });
+  afterAll(() => two?.close());
 
   function send(i: number, method: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-    const root = (processes[i % 2] as ServiceProcess).root;
+    const root = (two.processes[i % 2] as ServiceProcess).root;
     return fetch(`${root}${path}`, {
       method,
-      headers: { 'x-serviceapikey': jana.apiKey, 'content-type': 'application/json', accept: 'application/json', ...headers },
+      headers: { 'x-serviceapikey': two.jana.apiKey, 'content-type': 'application/json', accept: 'application/json', ...headers },
       body: JSON.stringify(body),
     });
   }
@@ -48,7 +31,7 @@ describe.each(testDatabases)('concurrent MERGEs with one ETag through two servic
   it(`exactly one 204 and ${WRITERS - 1} × 412 in each of ${TRIALS} trials`, async () => {
     for (let trial = 0; trial < TRIALS; trial++) {
       const created = await send(0, 'POST', '/TimeEntries', {
-        ProjectID: projectId, StartTime: '/Date(1763629200000)/', EndTime: '/Date(1763632800000)/', Comment: `Versuch ${trial}`,
+        ProjectID: two.projectId, StartTime: '/Date(1763629200000)/', EndTime: '/Date(1763632800000)/', Comment: `Versuch ${trial}`,
       });
       expect(created.status).toBe(201);
       const etag = created.headers.get('etag') as string;
@@ -58,7 +41,7 @@ describe.each(testDatabases)('concurrent MERGEs with one ETag through two servic
         return reply.status;
       }));
       expect(statuses.sort(), `trial ${trial}`).toEqual([204, ...Array<number>(WRITERS - 1).fill(412)]);
-      const row = await database.db.selectFrom('time_entries').select(['version', 'comment']).where('id', '=', id).executeTakeFirstOrThrow();
+      const row = await two.database.db.selectFrom('time_entries').select(['version', 'comment']).where('id', '=', id).executeTakeFirstOrThrow();
       expect(row.version).toBe(2);
       expect(row.comment).toMatch(/^Schreiber \d+$/);
     }
