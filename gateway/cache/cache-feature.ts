@@ -72,6 +72,7 @@ export function storeOnRedis(app: FastifyInstance, url: string, keyPrefix: strin
   return {
     lookup: (key, sets, partition) => current().lookup(key, sets, partition),
     peek: (key, sets, partition) => pending.store?.peek?.(key, sets, partition),
+    catchUp: () => pending.store?.catchUp?.() ?? Promise.resolve(false),
     recordVerdict: (partition, verdict) => current().recordVerdict(partition, verdict),
     store: (key, entry, ttlMs) => current().store(key, entry, ttlMs),
     invalidate: (sets) => current().invalidate(sets),

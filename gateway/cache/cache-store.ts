@@ -42,10 +42,16 @@ export interface CacheStore {
   lookup(key: string, sets: readonly string[], partition: string): Promise<CacheLookup>;
   /**
    * What lookup() would say, when the store knows it without waiting (the memory store always;
-   * the Redis store from its local copies); undefined: ask lookup(). Cache hits answered from it
-   * cost no promise and no turn of the event loop.
+   * the Redis store from its local copies); undefined: ask lookup(). Cache hits answered from the
+   * memory store's cost no promise and no turn of the event loop.
    */
   peek?(key: string, sets: readonly string[], partition: string): CacheLookup | undefined;
+  /**
+   * For a store whose peek() learns of writes by a push (the Redis store's copies): true once
+   * peek() knows every write acknowledged before the call, false when that is not known (peek()
+   * is then not to be used). Without it, peek() is always current.
+   */
+  catchUp?(): Promise<boolean>;
   /** Stores `entry`, kept for `ttlMs` (its freshness plus the stale-if-error window). */
   store(key: string, entry: StoredResponse, ttlMs: number): Promise<void>;
   /** Shares the upstream's verdict on a credential with the other instances (in-process: nothing to do). */

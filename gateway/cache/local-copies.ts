@@ -4,13 +4,18 @@
 // the upstream's verdicts on credentials as the shared store told them.
 //
 // A copy answers only while it is known to be current. Counters only grow (INCR), and every write
-// through any instance publishes the counters it bumped (redis-store.ts invalidate); this instance
-// follows that channel and keeps, for each set, the highest counter it has seen, pushed or read.
-// While it follows the channel, a counter it knows is the current one: a bump after it was read is
-// pushed before the writer hears back (Redis writes the message to every subscriber in the same
-// turn as the writer's reply), and the writer's client only then goes on to read. When the
-// subscription drops, nothing known holds any more: copies are used again only for counters read
-// after it was back (a read begun before could miss a bump made while no one listened).
+// through any instance publishes the counters it bumped in the same script (redis-store.ts
+// invalidate); this instance follows that channel and keeps, for each set, the highest counter it
+// has seen, pushed or read. A push is not known to be here when the writer's client hears back,
+// though: Redis writes the writer's reply and each follower's message separately (with both
+// connections in one process, the reply came first in 656 of 2,000 tries), and a follower may be
+// farther from Redis, busier, or descheduled. So a request answered from a copy first catches up (catchUp): a round
+// trip on the followed connection, sent after the request came, comes back behind every message
+// published before Redis ran it, the writer's among them, and its messages are learned in that
+// order. One round trip serves every request that came in the same turn of the event loop.
+// When the subscription drops, nothing known holds any more: copies are used again only for
+// counters read after it was back (a read begun before could miss a bump made while no one
+// listened).
 //
 // A credential's verdict from the shared store is remembered with its time, and ages as it would
 // have: a copy is served only while the upstream accepted the credential within the auth TTL, so a
@@ -27,6 +32,9 @@ const MAX_CREDENTIALS = 100_000;
 /** Taken when a read of the store begins; what it read is learned only if it is still valid. */
 export type ReadToken = number | undefined;
 
+/** A command on the followed connection (a PING): settles once its answer is back, behind every message sent before it. */
+export type RoundTrip = () => Promise<unknown>;
+
 export class LocalCopies {
   readonly #entries: LRUCache<string, StoredResponse>;
   readonly #generations = new Map<string, number>();
@@ -34,14 +42,35 @@ export class LocalCopies {
   #isFollowing = false;
   /** Counts the subscriptions lost: a read begun under another one is not learned. */
   #epoch = 0;
+  #roundTrip: RoundTrip | undefined;
+  /** The round trip the requests of this turn wait for, sent when the turn ends. */
+  #nextRound: Promise<boolean> | undefined;
 
   constructor(maxBytes: number) {
     this.#entries = responseLru(maxBytes);
   }
 
-  /** The channel of bumped counters is followed from now on. */
-  follow(): void {
+  /** The channel of bumped counters is followed from now on, on the connection `roundTrip` goes over. */
+  follow(roundTrip: RoundTrip): void {
+    this.#roundTrip = roundTrip;
     this.#isFollowing = true;
+  }
+
+  /**
+   * True once every bump published before this call has been learned, so peek() may be trusted
+   * for a request that came before it; false when that is not known (peek() is not to be used).
+   */
+  catchUp(): Promise<boolean> {
+    const roundTrip = this.#roundTrip;
+    if (!this.#isFollowing || roundTrip === undefined) return Promise.resolve(false);
+    // Joined only while not sent: one sent before a request came could overtake its writer's bump.
+    this.#nextRound ??= new Promise<boolean>((resolve) => {
+      setImmediate(() => {
+        this.#nextRound = undefined;
+        roundTrip().then(() => resolve(this.#isFollowing), () => resolve(false));
+      });
+    });
+    return this.#nextRound;
   }
 
   /** The channel was lost: bumps may have been missed, so no counter known holds. */
@@ -75,7 +104,10 @@ export class LocalCopies {
     if (entry.staleUntil > now) this.#entries.set(key, entry, { ttl: entry.staleUntil - now });
   }
 
-  /** The copy under `key` with its counters and the credential's verdict, when it is current; else undefined (ask the store). */
+  /**
+   * The copy under `key` with its counters and the credential's verdict, when it is current as far
+   * as this instance has learned (to be trusted only after catchUp()); else undefined (ask the store).
+   */
   peek(key: string, sets: readonly string[], partition: string): CacheLookup | undefined {
     if (!this.#isFollowing) return undefined;
     const entry = this.#entries.get(key);

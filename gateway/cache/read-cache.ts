@@ -249,6 +249,23 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
     }
   }
 
+  /**
+   * What peek() said, once it may be trusted: at once from a store that is always current; from
+   * copies that learn of writes by a push, once they have caught up with the writes acknowledged
+   * before this request came (a write answered through another instance can be pushed to this one
+   * after its client's next request has arrived here); else undefined (ask the store).
+   */
+  async function caughtUp(request: FastifyRequest, key: string, sets: readonly string[], known: CacheLookup | undefined): Promise<CacheLookup | undefined> {
+    if (known === undefined || store.catchUp === undefined) return known;
+    try {
+      if (!(await store.catchUp())) return undefined;
+    } catch (error) {
+      request.log.warn({ err: error }, 'cache copies could not catch up; asking the store');
+      return undefined;
+    }
+    return peek(request, key, sets);
+  }
+
   /** The entry `found` holds when it may answer the request now: current, fresh, for a credential the upstream accepted lately. */
   function hitOf(found: CacheLookup, partition: string, mustRevalidate: boolean, now: number): StoredResponse | undefined {
     const entry = found.entry;
@@ -258,7 +275,7 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
   }
 
   // A callback hook, so a hit the store knows at once (peek) is answered without a promise; the
-  // rest (a lookup on Redis, waiting for a fill) continues in lookUp().
+  // rest (copies catching up, a lookup on Redis, waiting for a fill) continues in lookUp().
   app.addHook('onRequest', (request, reply, done) => {
     const resource = resourceOf(request, classify);
     if (resource === undefined) return done();
@@ -279,7 +296,8 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
     }
     const key = cacheKeyOf(resource.face, request.credential.partition, request.url, request.headers);
     const known = peek(request, key, resource.dependsOn);
-    const entry = known === undefined ? undefined : hitOf(known, request.credential.partition, directives.mustRevalidate, Date.now());
+    // Copies that learn of writes by a push answer only once caught up (lookUp).
+    const entry = known === undefined || store.catchUp !== undefined ? undefined : hitOf(known, request.credential.partition, directives.mustRevalidate, Date.now());
     if (entry !== undefined) {
       metrics.cacheLookup(resource.face, 'hit');
       // Sent by reply.send(), the request goes on no further: no done().
@@ -293,7 +311,7 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
   async function lookUp(request: FastifyRequest, reply: FastifyReply, resource: RequestResource, key: string, ttlSeconds: number,
     mustRevalidate: boolean, known: CacheLookup | undefined): Promise<void> {
     const partition = request.credential.partition;
-    const found = known ?? (await lookup(request, key, resource.dependsOn));
+    const found = (await caughtUp(request, key, resource.dependsOn, known)) ?? (await lookup(request, key, resource.dependsOn));
     if (found === undefined) return;
     const now = Date.now();
     const current = found.entry !== undefined && isCurrent(found.entry, found.generations) ? found.entry : undefined;

@@ -6,8 +6,10 @@
 // the body bytes as is. A verdict is `a:<ms>` (accepted) or `r:<ms>` (refused).
 //
 // With local copies (local-copies.ts), a lookup whose answer this instance already holds, current,
-// is answered from memory (peek); a write bumps its counters and publishes the new values in one
-// script, and every instance follows that channel (followGenerations).
+// is answered from memory (peek) once the copies have caught up with the writes acknowledged
+// before (catchUp: one PING on the subscribed connection); a write bumps its counters and
+// publishes the new values in one script, and every instance follows that channel
+// (followGenerations).
 import type { Redis } from 'ioredis';
 import type { Verdict } from '../auth/credential-freshness.js';
 import type { CacheLookup, CacheStore, StoredResponse } from './cache-store.js';
@@ -22,7 +24,7 @@ const VERDICT_TTL_MS = 24 * 3_600_000;
 /**
  * Bumps the counters KEYS and publishes their new values to ARGV[1], a line `<set> <value>` each
  * (the sets' names are ARGV[2...]); returns the values. One script, so no instance can read a
- * bumped counter before the bump is on its way to every follower.
+ * bumped counter, nor have a PING answered, before the bump is on its way to every follower.
  */
 const INVALIDATE_SCRIPT = `
 local values = {}
@@ -54,11 +56,14 @@ function parseBumps(text: string): { sets: string[]; values: number[] } {
 
 /**
  * Follows the channel of bumped counters on `subscriber` (a connection of its own: a subscribed
- * connection can do nothing else) into `copies`, which trust what they know only while it is
- * followed: lost with the connection, followed again once it is back and subscribed.
+ * connection can do nothing else but PING) into `copies`, which trust what they know only while it
+ * is followed: lost with the connection, followed again once it is back and subscribed. Its PING
+ * is how the copies catch up: Redis answers it on that connection behind every message published
+ * before, and ioredis hands them over in the order they came.
  */
 export async function followGenerations(subscriber: Redis, keyPrefix: string, copies: LocalCopies): Promise<void> {
   const channel = generationChannel(keyPrefix);
+  const roundTrip = (): Promise<unknown> => subscriber.ping();
   subscriber.on('message', (from: string, text: string) => {
     if (from !== channel) return;
     const { sets, values } = parseBumps(text);
@@ -76,10 +81,10 @@ export async function followGenerations(subscriber: Redis, keyPrefix: string, co
   subscriber.on('close', lose);
   subscriber.on('reconnecting', lose);
   subscriber.on('ready', () => {
-    subscriber.subscribe(channel).then(() => copies.follow(), lose);
+    subscriber.subscribe(channel).then(() => copies.follow(roundTrip), lose);
   });
   await subscriber.subscribe(channel);
-  copies.follow();
+  copies.follow(roundTrip);
 }
 
 function decodeVerdict(bytes: Buffer | null | undefined): Verdict | undefined {
@@ -142,6 +147,10 @@ export class RedisCacheStore implements CacheStore {
 
   peek(key: string, sets: readonly string[], partition: string): CacheLookup | undefined {
     return this.#copies?.peek(key, sets, partition);
+  }
+
+  catchUp(): Promise<boolean> {
+    return this.#copies?.catchUp() ?? Promise.resolve(false);
   }
 
   async recordVerdict(partition: string, verdict: Verdict): Promise<void> {

@@ -2,14 +2,20 @@
 // (gateway/cache/local-copies.ts), and the invariants of the shared cache hold all the same: a
 // write through one instance outdates the other's copy before the writer hears back, however
 // often it is tried; a key revoked upstream meets its 401 through an instance serving copies
-// within the auth TTL; another key never gets a copy made for the first.
+// within the auth TTL; another key never gets a copy made for the first. And so they do when the
+// bump reaches an instance later than the writer's answer reaches its client, and the client's
+// next request reaches that instance (two processes, one farther from Redis than the other).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { revokeKeys } from '../../service/accounts/account-admin.js';
 import type { RunningGateway } from '../../gateway/start.js';
 import { testDatabases } from '../helpers/databases.js';
+import type { GatewayProcess } from '../helpers/gateway-process.js';
+import { startGatewayProcess } from '../helpers/gateway-process.js';
 import { startGatewayInFront } from '../helpers/gateway.js';
 import type { TestService } from '../helpers/service.js';
 import { startTestService } from '../helpers/service.js';
+import type { SlowLink } from '../helpers/slow-link.js';
+import { startSlowLink } from '../helpers/slow-link.js';
 import { REDIS_URL, uniqueKeyPrefix } from './cache-fixture.js';
 
 const sqlite = testDatabases[0] as (typeof testDatabases)[number];
@@ -100,4 +106,51 @@ describe('two gateway instances on one Redis, each with its own copies', () => {
     // And the other instance, which filled the entry, refuses it too.
     expect((await fetch(url(a), { headers: key })).status).toBe(401);
   }, 30_000);
+});
+
+describe('two gateway processes on one Redis, the reader 40 ms farther from it than the writer', () => {
+  let service: TestService;
+  let link: SlowLink;
+  let near: GatewayProcess;
+  let far: GatewayProcess;
+
+  beforeAll(async () => {
+    service = await startTestService(sqlite);
+    const redis = new URL(REDIS_URL);
+    link = await startSlowLink({ host: redis.hostname, port: Number(redis.port || 6379) }, 40);
+    const farUrl = new URL(REDIS_URL);
+    farUrl.host = link.host;
+    const args = (url: string) => ['--redis', url, '--redis-prefix', prefix, '--cache-ttl', '1m'];
+    const prefix = uniqueKeyPrefix();
+    [near, far] = await Promise.all([startGatewayProcess(service.root, args(REDIS_URL)), startGatewayProcess(service.root, args(farUrl.href))]);
+  }, 90_000);
+  afterAll(async () => {
+    await Promise.all([near?.stop(), far?.stop()]);
+    await link?.close();
+    await service?.close();
+  });
+
+  test('5 times in a row, a write through the near one outdates the copy the far one answered from a moment before', async () => {
+    const admin = { 'X-ServiceApiKey': service.admin.apiKey };
+    const url = (g: GatewayProcess) => `${g.restRoot}/projects/2`;
+    for (let round = 0; round < 5; round++) {
+      await (await fetch(url(far), { headers: admin })).arrayBuffer();
+      const hit = await fetch(url(far), { headers: admin });
+      expect(hit.headers.get('x-cache')).toBe('HIT');
+      await hit.arrayBuffer();
+
+      const comment = `far round ${round} ${Date.now()}`;
+      const patch = await fetch(url(near), {
+        method: 'PATCH',
+        headers: { ...admin, 'Content-Type': 'application/merge-patch+json' },
+        body: JSON.stringify({ comment }),
+      });
+      expect(patch.status).toBe(200);
+      await patch.arrayBuffer();
+
+      const after = await fetch(url(far), { headers: admin });
+      expect(after.headers.get('x-cache'), `round ${round}`).toBe('MISS');
+      expect(((await after.json()) as { comment: string }).comment, `round ${round}`).toBe(comment);
+    }
+  }, 60_000);
 });
