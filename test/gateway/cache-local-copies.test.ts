@@ -4,7 +4,8 @@
 // often it is tried; a key revoked upstream meets its 401 through an instance serving copies
 // within the auth TTL; another key never gets a copy made for the first. And so they do when the
 // bump reaches an instance later than the writer's answer reaches its client, and the client's
-// next request reaches that instance (two processes, one farther from Redis than the other).
+// next request reaches that instance (two processes, one farther from Redis than the other), also
+// while other readers keep that instance busy with hits of their own.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -161,6 +162,33 @@ describe('two gateway processes on one Redis, the reader 40 ms farther from it t
       const after = await fetch(url(far), { headers: admin });
       expect(after.headers.get('x-cache'), `round ${round}`).toBe('MISS');
       expect(((await after.json()) as { comment: string }).comment, `round ${round}`).toBe(comment);
+    }
+  }, 60_000);
+
+  test('with other readers hitting the far one all along, the writer\'s next read through it has its write, 5 times in a row', async () => {
+    const admin = { 'X-ServiceApiKey': service.admin.apiKey };
+    const url = (g: GatewayProcess) => `${g.restRoot}/projects/3`;
+    let isReading = true;
+    const readers = Array.from({ length: 4 }, async () => {
+      while (isReading) await (await fetch(url(far), { headers: admin })).arrayBuffer();
+    });
+    try {
+      for (let round = 0; round < 5; round++) {
+        const comment = `busy round ${round} ${Date.now()}`;
+        const patch = await fetch(url(near), {
+          method: 'PATCH',
+          headers: { ...admin, 'Content-Type': 'application/merge-patch+json' },
+          body: JSON.stringify({ comment }),
+        });
+        expect(patch.status).toBe(200);
+        await patch.arrayBuffer();
+        const after = await fetch(url(far), { headers: admin });
+        expect(((await after.json()) as { comment: string }).comment, `round ${round}`).toBe(comment);
+        await sleep(100);
+      }
+    } finally {
+      isReading = false;
+      await Promise.all(readers);
     }
   }, 60_000);
 });
