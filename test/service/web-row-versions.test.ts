@@ -116,6 +116,19 @@ describe.each(testDatabases)('web forms and row versions on $name', (kind) => {
     expect(await entryRow(id)).toMatchObject({ comment: 'Über die API', version: 2 });
   });
 
+  it('a form sent back for a typing error keeps the version it was made from, so a change meanwhile is still caught', async () => {
+    const id = await janasEntry('Vor dem Tippfehler');
+    const version = await openEntry(tabA, id);
+    expect((await api('MERGE', `/TimeEntries(${id})`, { Comment: 'Inzwischen über die API' })).status).toBe(204);
+    const typo = await tabA.post(`/timesheet/entries/${id}`, { version, date: '2026-11-18', kind: '2', start: '9 Uhr', end: '10:00', project: '1', comment: 'Mit Tippfehler' });
+    expect(typo.status).toBe(422);
+    expect(typo.text).toContain('>Mit Tippfehler</textarea>');
+    expect(formVersion(typo.text, `/timesheet/entries/${id}`)).toBe(version);
+    const fixed = await saveEntry(tabA, id, formVersion(typo.text, `/timesheet/entries/${id}`) as string, 'Mit Tippfehler');
+    expect(fixed.status).toBe(409);
+    expect(await entryRow(id)).toMatchObject({ comment: 'Inzwischen über die API', version: 2 });
+  });
+
   it('a delete from a page older than the entry is refused, and the entry stays', async () => {
     const id = await janasEntry('Nicht löschen');
     const version = await openEntry(tabA, id);
