@@ -202,6 +202,8 @@ describe.each(testDatabases)('administration pages on $name', (kind) => {
     expect(link).toMatch(new RegExp(`^${t.origin}/invitation/[\\w-]{43}$`));
     const lena = await t.database.db.selectFrom('users').selectAll().where('email', '=', 'lena@demo.example').executeTakeFirstOrThrow();
     expect(lena).toMatchObject({ account_id: t.accountId, access_rights: 10, active: 1, language: 'EN', password_hash: null, last_change_author: t.admin.userId });
+    // No API key is made for her that nobody was shown: she makes her own once signed in.
+    expect(await t.database.db.selectFrom('api_keys').select('id').where('user_id', '=', lena.id).execute()).toEqual([]);
     expect((await alex.get('/admin/employees')).text).toContain('Eingeladen, noch kein Passwort');
     // The link works once.
     const browser = new WebClient(t.origin);

@@ -5,7 +5,7 @@
 // Administrators cannot change their own role or access here (no locking oneself out).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { EdmRecord } from '../../../odata/edm.js';
-import { createUser, setActive, setRole } from '../../accounts/account-admin.js';
+import { inviteUser, setActive, setRole } from '../../accounts/account-admin.js';
 import { AccountAdminError } from '../../accounts/account-errors.js';
 import { INVITATION_PATH, createInvitation } from '../../accounts/invitations.js';
 import { ACCESS_RIGHTS } from '../../storage/schema.js';
@@ -87,7 +87,7 @@ export function registerEmployeePages(admin: FastifyInstance, deps: WebDependenc
     if (Object.keys(errors).length === 0) {
       try {
         administration.checkUser(values);
-        const { userId } = await createUser(db, {
+        const { userId } = await inviteUser(db, {
           accountId: caller.accountId, firstName: values.FirstName as string, lastName: values.LastName as string, email: values.Email as string,
           role: form.role as 'user' | 'admin', language: form.language === 'EN' ? 'EN' : 'DE', authorUserId: caller.userId,
         });
