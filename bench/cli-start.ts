@@ -5,11 +5,11 @@
 // bench runs on; on a Node without type stripping (before 22.18) the CLI runs its TypeScript
 // through tsx, so run the suite on the project's Node to measure what users get.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureDebianTool } from './debian-tools.js';
 import { freePort, stopProcess } from './http-load.js';
 import { formatRatio, markdownTable, median } from './report.js';
 import type { BenchSuite } from './suite.js';
@@ -20,11 +20,7 @@ const TIMEGATE = fileURLToPath(new URL('../bin/timegate.js', import.meta.url));
 const BARE_SERVER = "require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.argv[1]), '127.0.0.1')";
 
 function hyperfine(): string {
-  if (existsSync(HYPERFINE)) return HYPERFINE;
-  console.log('installing hyperfine (apt-get) for the start-up suite ...');
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'hyperfine'], { stdio: 'inherit', env });
-  return HYPERFINE;
+  return ensureDebianTool(HYPERFINE, 'hyperfine', 'the start-up suite');
 }
 
 interface HyperfineResult {

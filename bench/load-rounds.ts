@@ -2,7 +2,7 @@
 // every other round so the machine's drift hits every run alike, and ratios of req/s taken per
 // round (a slow round spoils one ratio, not the comparison). The suites that compare servers by
 // throughput (gateway-cache, workers) share it.
-import type { LoadRequest, LoadResult, RunningServer } from './http-load.js';
+import type { LoadOptions, LoadRequest, LoadResult, RunningServer } from './http-load.js';
 import { load } from './http-load.js';
 import { formatRatio, formatTarget, markdownTable, median } from './report.js';
 
@@ -19,6 +19,8 @@ export interface RoundsPlan {
   readonly warmupSeconds: number;
   /** Measure each server process's CPU per response too. */
   readonly serverCpu: boolean;
+  /** What sends the load: autocannon in this process (load()) unless told otherwise (wrk-load.ts). */
+  readonly loader?: (options: LoadOptions) => Promise<LoadResult>;
 }
 
 /** Every run's result per round, by name; a failed request stops the suite. */
@@ -30,11 +32,12 @@ export async function alternatingLoadRounds(runs: readonly LoadRun[], plan: Roun
     connections: plan.connections,
     ...(plan.serverCpu ? { serverPid: run.server.pid } : {}),
   });
-  for (const run of runs) await load({ ...options(run), durationSeconds: plan.warmupSeconds });
+  const send = plan.loader ?? load;
+  for (const run of runs) await send({ ...options(run), durationSeconds: plan.warmupSeconds });
   for (let round = 0; round < plan.rounds; round++) {
     const order = round % 2 === 0 ? runs : [...runs].reverse();
     for (const run of order) {
-      const result = await load({ ...options(run), durationSeconds: plan.roundSeconds });
+      const result = await send({ ...options(run), durationSeconds: plan.roundSeconds });
       if (result.failures > 0) throw new Error(`${run.name}: ${result.failures} failed requests in round ${round + 1}`);
       results.get(run.name)?.push(result);
     }

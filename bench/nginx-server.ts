@@ -3,11 +3,11 @@
 // use (as the tests install nothing but use Debian's chromium). One master with ONE worker,
 // pinned to a core, listening twice: with proxy_cache (keyed by URL and API key, as the gateway
 // partitions by credential) and without. The worker's pid is what the suites measure the CPU of.
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ensureDebianTool } from './debian-tools.js';
 import { freePort, stopProcess, waitUntilUp } from './http-load.js';
 
 const NGINX = '/usr/sbin/nginx';
@@ -21,15 +21,9 @@ export interface RunningNginx {
   stop(): Promise<void>;
 }
 
-/** /usr/sbin/nginx, from `apt-get install nginx-light` when missing (as root, Debian only). */
+/** /usr/sbin/nginx, from `apt-get install nginx-light` when missing. */
 export function ensureNginx(): string {
-  if (existsSync(NGINX)) return NGINX;
-  console.log('installing nginx-light (apt-get) for the nginx baseline ...');
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'nginx-light'], { stdio: 'inherit', env });
-  if (!existsSync(NGINX)) throw new Error(`apt-get installed nginx-light, but there is no ${NGINX}`);
-  return NGINX;
+  return ensureDebianTool(NGINX, 'nginx-light', 'the nginx baseline');
 }
 
 function config(folder: string, upstream: string, cachingPort: number, plainPort: number): string {

@@ -6,7 +6,9 @@
 // it). CPU time comes from /proc/<pid>/stat of the proxy process, which barely moves when other
 // work shares the machine, unlike req/s. Proxies on core 0, the service and the load on core 1;
 // logging off on both; the service believes X-Forwarded-Host (as `timegate start` runs it), so the
-// gateway has nothing to rewrite, as nginx rewrites nothing. Rounds alternate gateway and nginx;
+// gateway has nothing to rewrite, as nginx rewrites nothing. Without a cache, the least a Node
+// proxy does (bench/bare-proxy-server.ts: node:http and an undici pool, no routing, no policy)
+// is measured alongside, as the floor of what any proxy in Node can reach. Rounds alternate;
 // a ratio is the median of the per-round ratios. TG_BENCH_ROUNDS and TG_BENCH_SECONDS shorten it.
 import { fileURLToPath } from 'node:url';
 import { testDatabases } from '../test/helpers/databases.js';
@@ -25,6 +27,7 @@ const WARMUP_SECONDS = 2;
 const PROXY_CORE = 0;
 const LOAD_CORE = 1;
 const TIMEGATE = fileURLToPath(new URL('../bin/timegate.js', import.meta.url));
+const BARE_PROXY_SCRIPT = fileURLToPath(new URL('./bare-proxy-server.ts', import.meta.url));
 
 interface Side {
   readonly origin: string;
@@ -40,6 +43,8 @@ interface Scenario {
   readonly target: number;
   /** Both sides must answer from their cache (X-Cache: HIT) before measuring. */
   readonly cached: boolean;
+  /** Without a cache: the least a Node proxy does (bench/bare-proxy-server.ts), measured alongside. */
+  readonly floor?: Side;
 }
 
 function fail(message: string): never {
@@ -88,6 +93,8 @@ export const nginxBaseline: BenchSuite = {
       started.push(caching);
       const plain = await startGateway(service.root, false);
       started.push(plain);
+      const bare = await startPinnedServer(PROXY_CORE, (port) => ['--import', 'tsx', BARE_PROXY_SCRIPT, service.origin, String(port)]);
+      started.push(bare);
 
       const headers = { 'x-serviceapikey': service.admin.apiKey };
       const first = (await (await fetch(`${service.root}/TimeEntries?$top=1&$format=json`, { headers })).json()) as { d: { results: Array<{ ID: number }> } };
@@ -100,8 +107,8 @@ export const nginxBaseline: BenchSuite = {
         { name: 'cache hit, one time entry, OData face', gateway: side(caching.origin, caching.pid, entity), nginx: side(nginx.cachingOrigin, nginx.workerPid, entity), target: 2, cached: true },
         { name: 'cache hit, page of 100, OData face', gateway: side(caching.origin, caching.pid, page), nginx: side(nginx.cachingOrigin, nginx.workerPid, page), target: 2, cached: true },
         { name: 'cache hit, one time entry, REST face (nginx: the OData entity)', gateway: side(caching.origin, caching.pid, rest), nginx: side(nginx.cachingOrigin, nginx.workerPid, entity), target: 2, cached: true },
-        { name: 'no cache, added per entity', gateway: side(plain.origin, plain.pid, entity), nginx: side(nginx.plainOrigin, nginx.workerPid, entity), target: 2, cached: false },
-        { name: 'no cache, added per page of 100', gateway: side(plain.origin, plain.pid, page), nginx: side(nginx.plainOrigin, nginx.workerPid, page), target: 3, cached: false },
+        { name: 'no cache, added per entity', gateway: side(plain.origin, plain.pid, entity), nginx: side(nginx.plainOrigin, nginx.workerPid, entity), target: 2, cached: false, floor: side(bare.origin, bare.pid, entity) },
+        { name: 'no cache, added per page of 100', gateway: side(plain.origin, plain.pid, page), nginx: side(nginx.plainOrigin, nginx.workerPid, page), target: 3, cached: false, floor: side(bare.origin, bare.pid, page) },
       ];
       const sizes: string[] = [];
       for (const scenario of scenarios) {
@@ -115,14 +122,19 @@ export const nginxBaseline: BenchSuite = {
       for (const scenario of scenarios) {
         await measure(scenario.gateway, WARMUP_SECONDS);
         await measure(scenario.nginx, WARMUP_SECONDS);
-        const results = { gateway: [] as LoadResult[], nginx: [] as LoadResult[] };
+        if (scenario.floor !== undefined) await measure(scenario.floor, WARMUP_SECONDS);
+        const results = { gateway: [] as LoadResult[], nginx: [] as LoadResult[], floor: [] as LoadResult[] };
         for (let round = 0; round < ROUNDS; round++) {
-          const order = round % 2 === 0 ? (['gateway', 'nginx'] as const) : (['nginx', 'gateway'] as const);
-          for (const which of order) results[which].push(await measure(scenario[which], ROUND_SECONDS));
+          const order = round % 2 === 0 ? (['gateway', 'nginx', 'floor'] as const) : (['floor', 'nginx', 'gateway'] as const);
+          for (const which of order) {
+            const target = scenario[which];
+            if (target !== undefined) results[which].push(await measure(target, ROUND_SECONDS));
+          }
         }
         const cpu = (list: LoadResult[]) => list.map((r) => r.serverCpuMsPerRequest ?? fail('no CPU time measured'));
         const ratios = cpu(results.gateway).map((g, i) => g / (cpu(results.nginx)[i] as number));
         const ratio = median(ratios);
+        const floorRatios = cpu(results.floor).map((f, i) => f / (cpu(results.nginx)[i] as number));
         rows.push([
           scenario.name,
           micros(median(cpu(results.nginx))),
@@ -131,9 +143,10 @@ export const nginxBaseline: BenchSuite = {
           ratios.map(formatRatio).join(' '),
           `${formatRate(median(results.nginx.map((r) => r.requestsPerSecond)))} / ${formatRate(median(results.gateway.map((r) => r.requestsPerSecond)))}`,
           `≤ ${scenario.target}×: ${ratio <= scenario.target ? 'met' : 'NOT met'}`,
+          floorRatios.length === 0 ? '—' : `${micros(median(cpu(results.floor)))}, ${formatRatio(median(floorRatios))} (${floorRatios.map(formatRatio).join(' ')})`,
         ]);
       }
-      console.log(markdownTable(['path', 'nginx CPU / response', 'gateway CPU / response', 'gateway / nginx', 'rounds', 'req/s nginx / gateway', 'target'], rows));
+      console.log(markdownTable(['path', 'nginx CPU / response', 'gateway CPU / response', 'gateway / nginx', 'rounds', 'req/s nginx / gateway', 'target', 'bare Node proxy: CPU / response, / nginx (rounds)'], rows));
     } finally {
       await Promise.all(started.map((server) => server.stop()));
       await service.close();

@@ -2,8 +2,9 @@
 // cache hit (the OData JSON page of 100, filled once) through one process with its in-memory
 // cache, through one process on Redis, and through `--workers auto --redis`; the service's JSON
 // page of 100 on SQLite (20,000 seeded entries) through one process and through `--workers auto`.
-// Nothing is pinned: the workers need every core, and the load (autocannon, in this process) and
-// Redis share them, as they would on a small machine. Rounds alternate the runs; a ratio is the
+// Nothing is pinned: the workers need every core, and the load and Redis share them, as they
+// would on a small machine. The load is Debian's wrk (bench/wrk-load.ts), a process of its own in
+// C: autocannon in this process tops out below what two gateway workers answer. Rounds alternate the runs; a ratio is the
 // median of the per-round ratios. The load average before and after says how busy the machine
 // was. TG_BENCH_ROUNDS and TG_BENCH_SECONDS shorten it.
 import { spawn } from 'node:child_process';
@@ -18,6 +19,7 @@ import { alternatingLoadRounds, comparisonTable, roundsOf } from './load-rounds.
 import type { LoadRun, ThroughputComparison } from './load-rounds.js';
 import { formatRate, markdownTable, median } from './report.js';
 import { seedAccount, sqlitePlace } from './service-fixture.js';
+import { ensureWrk, wrkLoad } from './wrk-load.js';
 import type { BenchSuite } from './suite.js';
 
 const CONNECTIONS = 32;
@@ -28,7 +30,7 @@ const ENTRIES = 20_000;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const TIMEGATE = fileURLToPath(new URL('../bin/timegate.js', import.meta.url));
 
-const PLAN = { connections: CONNECTIONS, rounds: ROUNDS, roundSeconds: ROUND_SECONDS, warmupSeconds: WARMUP_SECONDS, serverCpu: false };
+const PLAN = { connections: CONNECTIONS, rounds: ROUNDS, roundSeconds: ROUND_SECONDS, warmupSeconds: WARMUP_SECONDS, serverCpu: false, loader: wrkLoad };
 
 function fail(message: string): never {
   throw new Error(`workers bench: ${message}`);
@@ -86,7 +88,8 @@ export const workersBench: BenchSuite = {
   name: 'workers',
   description: '--workers auto vs one process: gateway cache hits (Redis) and the service JSON page (SQLite)',
   async run() {
-    console.log(`load average before: ${load1()}; ${CONNECTIONS} connections, ${ROUNDS} rounds of ${ROUND_SECONDS} s per run (after ${WARMUP_SECONDS} s warm-up), alternating; nothing pinned; medians of the rounds.\n`);
+    ensureWrk();
+    console.log(`load average before: ${load1()}; wrk (one thread), ${CONNECTIONS} connections, ${ROUNDS} rounds of ${ROUND_SECONDS} s per run (after ${WARMUP_SECONDS} s warm-up), alternating; nothing pinned; medians of the rounds.\n`);
     const sqlite = testDatabases.find((kind) => kind.name === 'sqlite') ?? fail('no SQLite test database');
     const servers: RunningServer[] = [];
     const service = await startTestService(sqlite, { trustProxy: true });

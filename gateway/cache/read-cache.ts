@@ -147,7 +147,12 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
       reply.send();
       return false;
     }
-    reply.code(entry.status).send(request.method === 'HEAD' ? undefined : entry.body);
+    if (request.method === 'HEAD') {
+      // The length of the GET it stands for (RFC 9110 §9.3.2), without the body.
+      reply.code(entry.status).header('content-length', String(entry.body.length)).send();
+      return false;
+    }
+    reply.code(entry.status).send(entry.body);
     return false;
   }
 

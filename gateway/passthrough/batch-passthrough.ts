@@ -50,7 +50,7 @@ function refusalOf(error: unknown): unknown {
 
 /**
  * The content-type parser of the `$batch` route: reads and checks the whole body as it arrives,
- * records its tally on the request, and hands on its bytes as a stream for reply-from.
+ * records its tally on the request, and hands on its bytes as a stream for the relay.
  */
 export function registerBatchBody(app: FastifyInstance, options: BatchBodyOptions): void {
   const limits = { ...DEFAULT_BATCH_LIMITS, maxBytes: options.maxBytes };

@@ -1,5 +1,5 @@
 // The OData passthrough face: `/V1/Api.svc/*` (any casing) proxied to the upstream service root
-// with @fastify/reply-from over the gateway's one upstream dispatcher (upstream/), so the
+// through the gateway's one upstream dispatcher (upstream/; the call itself in upstream-relay.ts), so the
 // credential, deadline, retry, breaker and metrics policies are the REST face's too. Request
 // bodies are read first (bounded by the body limit, so the upstream never waits on a slow client
 // and a 413 comes before any upstream call) and sent with their length; response bodies stream.
@@ -10,10 +10,9 @@
 // whose body is read and checked before it goes (batch-passthrough.ts).
 import { Readable } from 'node:stream';
 import type { Transform } from 'node:stream';
-import replyFrom from '@fastify/reply-from';
-import type { FastifyReplyFromHooks } from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { BadGatewayError, MalformedUrlError } from '../errors.js';
+import type { Dispatcher } from 'undici';
+import { BadGatewayError, GatewayError, MalformedUrlError } from '../errors.js';
 import type { UpstreamCall } from '../upstream/upstream-call.js';
 import { newCall, withCall } from '../upstream/upstream-call.js';
 import type { UpstreamStack } from '../upstream/upstream-dispatcher.js';
@@ -24,6 +23,8 @@ import { stripHopByHop } from './hop-by-hop.js';
 import { sendODataError } from './odata-errors.js';
 import type { RootPair } from './root-rewriter.js';
 import { bodyMayEscapeSlashes, isRewritable, rewriteRoot, rewriteRootBytes, RootRewriteStream } from './root-rewriter.js';
+import type { RelayAnswer, RelayHead } from './upstream-relay.js';
+import { relayUpstream } from './upstream-relay.js';
 
 /** Where the face answers on the gateway, whatever the upstream's root path is. */
 export const PASSTHROUGH_ROOT = '/V1/Api.svc';
@@ -40,6 +41,9 @@ const ROOT_ROUTE = '/:v(^[vV]1$)/:svc(^[aA][pP][iI]\\.[sS][vV][cC]$)';
  */
 export const WHOLE_BODY_BYTES = 256 * 1024;
 
+/** A path the WHATWG URL parser would change: a dot segment, a backslash, a byte outside printable ASCII. */
+const NEEDS_NORMALISING = /\/\.|\\|[^!-~]/;
+
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'MERGE', 'DELETE', 'OPTIONS'] as const;
 
 export interface PassthroughOptions {
@@ -47,12 +51,6 @@ export interface PassthroughOptions {
   /** The upstream writes the gateway's root into its answers itself (UpstreamConfig). */
   readonly writesGatewayRoot: boolean;
   readonly batch: Omit<BatchBodyOptions, 'odataBasePath'>;
-}
-
-interface UpstreamAnswer {
-  readonly statusCode: number;
-  readonly headers: Record<string, unknown>;
-  readonly stream: Readable;
 }
 
 interface ProxyState {
@@ -97,13 +95,6 @@ function addForwardedFor(headers: Record<string, string | string[] | undefined>,
   headers['x-forwarded-host'] = request.host;
 }
 
-function readWhole(stream: Readable, done: (error: Error | null, body?: Buffer) => void): void {
-  const chunks: Buffer[] = [];
-  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-  stream.once('error', done);
-  stream.once('end', () => done(null, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
-}
-
 /** The client went away before its answer was sent: what follows says nothing of the upstream. */
 function onClientClose(this: { [CALL_OF_RESPONSE]?: UpstreamCall; writableFinished: boolean }): void {
   const call = this[CALL_OF_RESPONSE];
@@ -139,8 +130,6 @@ export async function passthroughPlugin(app: FastifyInstance, options: Passthrou
   // its chunks, 1.17x in alternating rounds). Where its path differs, it writes the gateway's host
   // with its own path, which is rewritten.
   const relaysUntouched = options.writesGatewayRoot && upstream.rootPath === PASSTHROUGH_ROOT;
-  // The dispatcher is the gateway's: reply-from neither builds nor closes one.
-  await app.register(replyFrom, { base: upstream.origin, undici: upstream.dispatcher as never, disableRequestLogging: true });
 
   for (const method of ['MERGE'] as const) {
     if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
@@ -151,93 +140,125 @@ export async function passthroughPlugin(app: FastifyInstance, options: Passthrou
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-  // reply-from's types call `res` a ServerResponse; at run time it is undici's answer.
-  const onResponse = (request: FastifyRequest, reply: FastifyReply, raw: unknown): void => {
-    const res = raw as UpstreamAnswer;
-    const state = request.passthrough as ProxyState;
-    const contentType = typeof res.headers['content-type'] === 'string' ? res.headers['content-type'] : undefined;
-    if (state.isBatch && isBatchAnswer(res.statusCode, contentType)) {
-      reply.send(relay(request, res.stream, new BatchAnswerRewriter(contentType as string, state.pair)));
-      return;
+  const upstreamHost = new URL(upstream.origin).host;
+
+  /**
+   * The upstream's path for the client's path below the root: refused when a segment climbs
+   * (`..`, encoded or not) or does not decode; what a URL would normalise (a `.` segment, a
+   * backslash, a byte outside printable ASCII) is normalised as the WHATWG URL parser does.
+   */
+  function upstreamPath(tailPath: string): string {
+    const source = `${upstream.rootPath}${tailPath}`;
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(source);
+    } catch {
+      throw new MalformedUrlError();
     }
-    if (request.method === 'HEAD' || !isRewritable(contentType)) {
-      reply.send(res.stream);
-      return;
-    }
-    const escapedSlashes = bodyMayEscapeSlashes(contentType);
-    const length = Number(res.headers['content-length']);
-    if (length <= WHOLE_BODY_BYTES) {
-      // Read whole, rewritten in one copy and sent in one write with its length (see
-      // WHOLE_BODY_BYTES).
-      readWhole(res.stream, (error, body) => {
-        if (error) {
-          // Nothing has been sent yet: the client gets an answer, not a dropped connection.
-          request.log.warn({ err: error }, 'upstream body failed while reading');
-          sendODataError(new BadGatewayError('the upstream OData service broke off its answer'), request, reply);
-          return;
-        }
-        reply.send(relaysUntouched ? body : rewriteRootBytes(body as Buffer, state.pair, escapedSlashes));
-      });
-      return;
-    }
-    if (relaysUntouched) {
-      reply.send(res.stream);
-      return;
-    }
-    reply.send(relay(request, res.stream, new RootRewriteStream(state.pair, escapedSlashes)));
+    if (decoded.includes('/..') || decoded.includes('../')) throw new GatewayError(400, 'bad-request', 'Bad request', 'the path climbs above the service root (a `..` segment)');
+    if (!NEEDS_NORMALISING.test(source)) return source;
+    // `//host` would name another origin: relative to the root it stays a path.
+    const url = new URL(source.startsWith('//') ? `.${source}` : source, `${upstream.origin}/`);
+    if (url.origin !== upstream.origin) throw new MalformedUrlError();
+    return url.pathname;
+  }
+
+  // What a response of the upstream becomes: its head rewritten (hop-by-hop headers dropped,
+  // Location and Content-Location named on the gateway), its body relayed (upstream-relay.ts):
+  // rewritable bodies up to WHOLE_BODY_BYTES whole, any other as a stream.
+  const readsWhole = (request: FastifyRequest, head: RelayHead): boolean => {
+    const header = head.headers['content-type'];
+    const contentType = typeof header === 'string' ? header : undefined;
+    if (request.method === 'HEAD' || !isRewritable(contentType)) return false;
+    if ((request.passthrough as ProxyState).isBatch && isBatchAnswer(head.statusCode, contentType)) return false;
+    return Number(head.headers['content-length']) <= WHOLE_BODY_BYTES;
   };
 
-  // The callbacks of reply.from() are made once, not per request: each reads the request's own
-  // ProxyState (a closure per callback per request showed in the profile of this hot path).
-  const rewriteRequestHeaders = (request: FastifyRequest, headers: Record<string, unknown>): Record<string, unknown> => {
-    const forwarded = stripHopByHop(headers as Record<string, string | string[] | undefined>);
-    // Met by the gateway itself (request-hygiene.ts); undici refuses to send it.
-    delete forwarded.expect;
-    addForwardedFor(forwarded, request);
-    forwarded['x-request-id'] = request.id;
-    // Bodies are rewritten as they arrive; an identity encoding keeps them readable.
-    delete forwarded['accept-encoding'];
-    return withCall(forwarded, (request.passthrough as ProxyState).call);
-  };
-
-  const rewriteHeaders = (headers: Record<string, unknown>, request: FastifyRequest): Record<string, unknown> => {
+  function answerHeaders(request: FastifyRequest, headers: Record<string, string | string[] | undefined>, rewritesBody: boolean): Record<string, string | string[]> {
     const { pair } = request.passthrough as ProxyState;
-    const rewritten = stripHopByHop({ ...headers } as Record<string, string | string[] | undefined>);
+    const answer = stripHopByHop({ ...headers });
     for (const name of ['location', 'content-location']) {
-      const value = rewritten[name];
-      if (typeof value === 'string') rewritten[name] = rewriteRoot(value, pair);
+      const value = answer[name];
+      if (typeof value === 'string') answer[name] = rewriteRoot(value, pair);
     }
-    if (!relaysUntouched && isRewritable(typeof rewritten['content-type'] === 'string' ? rewritten['content-type'] : undefined)) delete rewritten['content-length'];
-    return rewritten;
-  };
+    // A rewritten body has a length of its own: Fastify writes it, or the body is chunked.
+    if (rewritesBody) delete answer['content-length'];
+    return answer as Record<string, string | string[]>;
+  }
 
-  const onError = (errorReply: FastifyReply, { error }: { error: unknown }): void => {
-    sendODataError(upstreamFailure(error), errorReply.request, errorReply);
-  };
+  function sendAnswer(request: FastifyRequest, reply: FastifyReply, answer: RelayAnswer): void {
+    const state = request.passthrough as ProxyState;
+    const header = answer.headers['content-type'];
+    const contentType = typeof header === 'string' ? header : undefined;
+    try {
+      reply.code(answer.statusCode);
+    } catch {
+      answer.stream?.destroy();
+      sendODataError(new BadGatewayError('the upstream OData service answered with an invalid status'), request, reply);
+      return;
+    }
+    reply.headers(answerHeaders(request, answer.headers, !relaysUntouched && isRewritable(contentType)));
+    if (answer.body !== undefined) {
+      // Read whole (readsWhole): rewritten in one copy and sent in one write with its length.
+      reply.send(relaysUntouched ? answer.body : rewriteRootBytes(answer.body, state.pair, bodyMayEscapeSlashes(contentType as string)));
+    } else if (state.isBatch && isBatchAnswer(answer.statusCode, contentType)) {
+      reply.send(relay(request, answer.stream, new BatchAnswerRewriter(contentType as string, state.pair)));
+    } else if (request.method === 'HEAD' || !isRewritable(contentType) || relaysUntouched) {
+      reply.send(answer.stream);
+    } else {
+      reply.send(relay(request, answer.stream, new RootRewriteStream(state.pair, bodyMayEscapeSlashes(contentType))));
+    }
+  }
 
-  // Retries are the dispatcher's: reply-from must not add its own (it retries a GET on 503 by default).
-  const noRetry: NonNullable<FastifyReplyFromHooks['retryDelay']> = () => null;
-  const hooks = { rewriteRequestHeaders, rewriteHeaders, retryDelay: noRetry, onResponse, onError } as FastifyReplyFromHooks;
+  function requestHeaders(request: FastifyRequest, body: Buffer | undefined): Record<string, string | string[] | undefined> {
+    const headers = stripHopByHop({ ...request.headers });
+    // Met by the gateway itself (request-hygiene.ts); undici refuses to send it.
+    delete headers.expect;
+    // Bodies are rewritten as they arrive; an identity encoding keeps them readable.
+    delete headers['accept-encoding'];
+    headers.host = upstreamHost;
+    addForwardedFor(headers, request);
+    headers['x-request-id'] = request.id;
+    if (body !== undefined) {
+      headers['content-length'] = String(body.length);
+      headers['content-type'] = request.headers['content-type'] ?? 'application/octet-stream';
+    }
+    return headers;
+  }
 
-  async function proxy(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  function proxy(request: FastifyRequest, reply: FastifyReply): void {
     const tail = tailOf(request);
     const queryStart = tail.indexOf('?');
+    const path = queryStart < 0 ? tail : tail.slice(0, queryStart);
     const { key, partition } = request.credential;
     const isBatch = request.body instanceof Readable;
     const state: ProxyState = { pair: rootPairOf(request, upstreamRoot, upstream.rootPath), call: newCall('odata', key, partition), isBatch };
     request.passthrough = state;
     (reply.raw as { [CALL_OF_RESPONSE]?: UpstreamCall })[CALL_OF_RESPONSE] = state.call;
     reply.raw.once('close', onClientClose);
-    const source = `${upstream.rootPath}${queryStart < 0 ? tail : tail.slice(0, queryStart)}`;
-    const body = request.body as Buffer | undefined;
-    try {
-      // A batch's body stream is sent by reply-from as the request's own.
-      return reply.from(source, isBatch || body === undefined || body.length === 0 ? hooks : { ...hooks, body, contentType: request.headers['content-type'] ?? 'application/octet-stream' });
-    } catch (error) {
-      // reply-from decodes the path to look for `..`: a path that does not decode is the client's.
-      if (error instanceof URIError) throw new MalformedUrlError();
-      throw error;
-    }
+    const body = isBatch ? undefined : (request.body as Buffer | undefined);
+    relayUpstream(upstream.dispatcher, {
+      method: request.method as Dispatcher.HttpMethod,
+      path: upstreamPath(path) + (queryStart < 0 ? '' : tail.slice(queryStart)),
+      headers: withCall(requestHeaders(request, body), state.call),
+      // A batch's body stream goes as the request's own.
+      body: isBatch ? (request.body as Readable) : body,
+    }, {
+      readsWhole: (head) => readsWhole(request, head),
+      isClientGone: () => state.call.isClientGone || reply.raw.destroyed,
+      done: (error, answer, isBrokenOff) => {
+        if (answer !== undefined) sendAnswer(request, reply, answer);
+        // Gone: there is no one to answer.
+        else if (reply.raw.destroyed) return;
+        // Nothing has been sent yet: the client gets an answer, not a dropped connection.
+        else if (isBrokenOff) {
+          request.log.warn({ err: error }, 'upstream body failed while reading');
+          sendODataError(new BadGatewayError('the upstream OData service broke off its answer'), request, reply);
+        } else {
+          sendODataError(upstreamFailure(error), request, reply);
+        }
+      },
+    });
   }
 
   for (const url of [ROOT_ROUTE, `${ROOT_ROUTE}/*`]) {

@@ -2,9 +2,8 @@
 // (upstream-dispatcher.ts), whichever face made it: whose call it is (the caller's key, which the
 // credential interceptor writes in the upstream's form), the deadline, how many attempts it took,
 // and whether the client is still there. It rides on the request's headers under a symbol, which
-// undici never sends (it reads header names with Object.keys) and @fastify/reply-from copies
-// along with the headers it is given (Object.assign copies symbol keys), so the passthrough's
-// calls carry it as the REST face's do. Also here: the handler base every interceptor extends.
+// undici never sends (it reads header names with Object.keys), so the passthrough's calls carry
+// it as the REST face's do. Also here: the handler base every interceptor extends.
 import type { Duplex } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { UpstreamCaller } from '../ops/metrics.js';

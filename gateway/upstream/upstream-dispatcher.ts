@@ -10,8 +10,8 @@
 //   metrics     every attempt, by face and outcome
 //   ...extra    policies added by the caller (request signing, say), on each attempt as sent
 //
-// The REST face's client (upstream-client.ts) and @fastify/reply-from (the passthrough) both
-// dispatch through it, so a policy added here is one that both faces get.
+// The REST face's client (upstream-client.ts) and the passthrough's relay (upstream-relay.ts)
+// both dispatch through it, so a policy added here is one that both faces get.
 import { Pool } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { CredentialFreshness } from '../auth/credential-freshness.js';

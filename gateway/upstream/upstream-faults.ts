@@ -51,7 +51,7 @@ export function isRetryableFault(error: unknown): boolean {
 /** Any failure of an upstream call as the gateway error a client sees. */
 export function upstreamFailure(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
-  // @fastify/reply-from wraps what the dispatcher failed with.
+  // A failure wrapped around what the dispatcher failed with.
   const cause = (error as { cause?: unknown } | null)?.cause;
   if (cause instanceof GatewayError) return cause;
   const code = codeOf(cause) ?? codeOf(error);

@@ -70,18 +70,32 @@ export async function createAccount(db: Kysely<Database>, account: CreateAccount
     const { id: settingsId } = await trx.insertInto('account_settings')
       .values({ account_id: accountId, ...settings, hourly_rates_enabled: 1 })
       .returning('id').executeTakeFirstOrThrow();
-    const { userId, apiKey } = await insertUser(trx, { accountId, ...admin }, now);
-    return { accountId, settingsId, userId, apiKey };
+    const userId = await insertUser(trx, { accountId, ...admin }, now);
+    return { accountId, settingsId, userId, apiKey: await issueKey(trx, accountId, userId, now) };
   });
 }
 
 export async function createUser(db: Kysely<Database>, user: CreateUserInput): Promise<CreatedUser> {
   return withTransaction(db, async (trx) => {
-    const account = await trx.selectFrom('accounts').select('id')
-      .where('id', '=', input.positiveId('account', user.accountId)).executeTakeFirst();
-    if (account === undefined) throw new AccountAdminError('account-not-found', `no account ${user.accountId}`);
-    return insertUser(trx, user, Date.now());
+    const now = Date.now();
+    const userId = await insertUserOfAccount(trx, user, now);
+    return { userId, apiKey: await issueKey(trx, user.accountId, userId, now) };
   });
+}
+
+/**
+ * A user an administrator invites (the web interface): no API key yet, since nobody would be
+ * shown it; they make their own once signed in.
+ */
+export async function inviteUser(db: Kysely<Database>, user: CreateUserInput): Promise<{ userId: number }> {
+  return withTransaction(db, async (trx) => ({ userId: await insertUserOfAccount(trx, user, Date.now()) }));
+}
+
+async function insertUserOfAccount(trx: Transaction<Database>, user: CreateUserInput, now: number): Promise<number> {
+  const account = await trx.selectFrom('accounts').select('id')
+    .where('id', '=', input.positiveId('account', user.accountId)).executeTakeFirst();
+  if (account === undefined) throw new AccountAdminError('account-not-found', `no account ${user.accountId}`);
+  return insertUser(trx, user, now);
 }
 
 /** Issues one more key for the user; existing keys stay valid. */
@@ -221,7 +235,7 @@ export async function revokeKey(db: Kysely<Database>, userId: number, keyId: num
   return Number(result.numUpdatedRows) === 1;
 }
 
-async function insertUser(trx: Transaction<Database>, user: CreateUserInput, now: number): Promise<CreatedUser> {
+async function insertUser(trx: Transaction<Database>, user: CreateUserInput, now: number): Promise<number> {
   const email = input.email(user.email);
   const row = {
     account_id: user.accountId,
@@ -244,7 +258,7 @@ async function insertUser(trx: Transaction<Database>, user: CreateUserInput, now
   if (user.authorUserId === undefined) {
     await trx.updateTable('users').set({ last_change_author: userId }).where('id', '=', userId).execute();
   }
-  return { userId, apiKey: await issueKey(trx, user.accountId, userId, now) };
+  return userId;
 }
 
 async function findUser(trx: Transaction<Database>, userId: number): Promise<{ id: number; account_id: number; access_rights: number }> {

@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { EdmRecord } from '../../odata/edm.js';
 import type { ModelIndex } from '../../odata/model-index.js';
 import type { EntitySet, EntityType } from '../../odata/model.js';
-import type { MemberOf as Constraint } from '../odata-server/data-source.js';
+import type { MemberOf as Constraint, WriteCondition } from '../odata-server/data-source.js';
 import type { ValidationMessages } from '../odata-server/messages.js';
 import { PayloadRules } from '../odata-server/payload-rules.js';
 import type { Database } from '../storage/schema.js';
@@ -64,10 +64,11 @@ export class Administration {
     return this.source.create(caller, set, this.rules.forCreate(type, values));
   }
 
-  async update(caller: Caller, name: MasterSet, id: number, values: EdmRecord): Promise<void> {
+  /** Changes the entity while it is still the version `condition` names (row-versions.ts). */
+  async update(caller: Caller, name: MasterSet, id: number, values: EdmRecord, condition: WriteCondition): Promise<void> {
     const { set, type } = this.of(name);
     const key = { ID: id };
-    await this.source.update(caller, set, { key, values: this.rules.forUpdate(type, key, values, 'merge'), mode: 'merge' });
+    await this.source.update(caller, set, { key, values: this.rules.forUpdate(type, key, values, 'merge'), mode: 'merge', condition });
   }
 
   /** A new user's values (names, address) checked against the model's User type, with the API's messages. */

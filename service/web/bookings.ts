@@ -6,7 +6,7 @@ import type { EdmRecord, EdmValue } from '../../odata/edm.js';
 import type { BinaryNode, FilterNode, PropertyNode } from '../../odata/filter-ast.js';
 import type { ModelIndex } from '../../odata/model-index.js';
 import type { EntitySet, EntityType, FunctionImport } from '../../odata/model.js';
-import type { FunctionResult } from '../odata-server/data-source.js';
+import type { FunctionResult, WriteCondition } from '../odata-server/data-source.js';
 import { ServiceError } from '../odata-server/errors.js';
 import { functionParameters } from '../odata-server/function-imports.js';
 import { PayloadRules } from '../odata-server/payload-rules.js';
@@ -123,13 +123,20 @@ export class Bookings {
     return this.source.create(caller, this.entries.set, this.rules.forCreate(this.entries.type, values));
   }
 
-  async update(caller: Caller, id: number, values: EdmRecord): Promise<void> {
-    const key = { ID: id };
-    await this.source.update(caller, this.entries.set, { key, values: this.rules.forUpdate(this.entries.type, key, values, 'merge'), mode: 'merge' });
+  /** The model's type of time entries (for the row version their forms carry). */
+  get entryType(): EntityType {
+    return this.entries.type;
   }
 
-  async remove(caller: Caller, id: number): Promise<void> {
-    await this.source.remove(caller, this.entries.set, { ID: id });
+  /** Changes the entry while it is still the version the form was made from (row-versions.ts). */
+  async update(caller: Caller, id: number, values: EdmRecord, condition: WriteCondition): Promise<void> {
+    const key = { ID: id };
+    await this.source.update(caller, this.entries.set, { key, values: this.rules.forUpdate(this.entries.type, key, values, 'merge'), mode: 'merge', condition });
+  }
+
+  /** Deletes the entry while it is still the version the form was made from. */
+  async remove(caller: Caller, id: number, condition: WriteCondition): Promise<void> {
+    await this.source.remove(caller, this.entries.set, { ID: id }, condition);
   }
 
   /** The running stopwatch, if any (CurrentStopWatch). */

@@ -45,6 +45,20 @@ describe.each(testDatabases)('read cache on the OData face ($name)', (kind) => {
     expect(t.service.requestCount()).toBe(calls);
   });
 
+  test('a HEAD answered from the cache says the Content-Length of the GET it stands for, with no body', async () => {
+    const url = `${t.odataRoot}/Projects?$top=3`;
+    const get = await fetch(url, { headers: as(t.service.admin.apiKey) });
+    const length = (await get.arrayBuffer()).byteLength;
+    expect(get.headers.get('content-length')).toBe(String(length));
+    const calls = t.service.requestCount();
+    const head = await fetch(url, { method: 'HEAD', headers: as(t.service.admin.apiKey) });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('x-cache')).toBe('HIT');
+    expect(head.headers.get('content-length')).toBe(String(length));
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
+    expect(t.service.requestCount()).toBe(calls);
+  });
+
   test('the ApiKey query parameter and the header of one key share a partition; another key does not', async () => {
     const url = `${t.odataRoot}/Tasks?$top=1&$format=json`;
     const byQuery = await fetch(`${url}&ApiKey=${encodeURIComponent(t.service.jana.apiKey)}`);

@@ -65,6 +65,17 @@ export class WebClient {
   }
 }
 
+/**
+ * The row version a page's form (by its action) carries in its hidden `version` field, as a
+ * browser would post it back; undefined when the page has no such form or field.
+ */
+export function formVersion(page: string, action: string): string | undefined {
+  const at = page.indexOf(`action="${action}"`);
+  if (at === -1) return undefined;
+  const form = page.slice(at, page.indexOf('</form>', at));
+  return /name="version" value="(\d+)"/.exec(form)?.[1];
+}
+
 /** Gives the user a password through a real invitation; a client signed in as them. */
 export async function signedInClient(origin: string, database: DatabaseHandle, userId: number, email: string, password = 'ein-sicheres-passwort'): Promise<WebClient> {
   const { token } = await createInvitation(database.db, userId);

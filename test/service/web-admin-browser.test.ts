@@ -113,8 +113,9 @@ describe('the administration pages in headless Chromium', () => {
     await lena.goto(`${t.origin}/timesheet/entries/${before.id}`);
     await expect.poll(() => lena.locator('main [role=status]').innerText()).toBe('Dieser Eintrag kann nicht mehr geändert werden.');
     const csrf = await lena.locator('input[name=_csrf]').first().getAttribute('value');
+    const version = await lena.locator('main input[name=version]').first().getAttribute('value');
     const posted = await lena.request.post(`${t.origin}/timesheet/entries/${before.id}`, {
-      form: { _csrf: csrf as string, date: '2026-11-12', kind: '2', start: '08:00', end: '11:30', project: String(before.project_id) }, maxRedirects: 0,
+      form: { _csrf: csrf as string, version: version as string, date: '2026-11-12', kind: '2', start: '08:00', end: '11:30', project: String(before.project_id) }, maxRedirects: 0,
     });
     expect(posted.status()).toBe(403);
     expect(await posted.text()).toContain('Der Buchungszeitraum vor dem 2026-11-16 ist abgeschlossen.');

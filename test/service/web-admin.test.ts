@@ -9,7 +9,7 @@ import { instantOf } from '../../service/web/clock.js';
 import { testDatabases } from '../helpers/databases.js';
 import type { TestService } from '../helpers/service.js';
 import { DEMO_NOW, startTestService } from '../helpers/service.js';
-import { WebClient, signedInClient } from '../helpers/web-client.js';
+import { WebClient, formVersion, signedInClient } from '../helpers/web-client.js';
 
 describe.each(testDatabases)('administration pages on $name', (kind) => {
   let t: TestService;
@@ -161,14 +161,17 @@ describe.each(testDatabases)('administration pages on $name', (kind) => {
     // A custom field without a label is not in the form, and an edit leaves what an API client stored in it.
     await t.database.db.updateTable('projects').set({ custom2: 'über die API' }).where('id', '=', row.id).execute();
     expect(edit.text).not.toContain('name="Custom2"');
-    expect((await alex.post(`/admin/projects/${row.id}`, { Name: 'Umbenannt', TimeBudgetHours: '', HourlyRate: '', Custom1: '', Custom2: 'Formular' })).status).toBe(303);
+    expect((await alex.post(`/admin/projects/${row.id}`, { version: formVersion(edit.text, `/admin/projects/${row.id}`) as string, Name: 'Umbenannt', TimeBudgetHours: '', HourlyRate: '', Custom1: '', Custom2: 'Formular' })).status).toBe(303);
     expect(await t.database.db.selectFrom('projects').select(['name', 'time_budget', 'hourly_rate', 'assigned_users', 'custom1', 'custom2']).where('id', '=', row.id).executeTakeFirst())
       .toEqual({ name: 'Umbenannt', time_budget: null, hourly_rate: null, assigned_users: null, custom1: null, custom2: 'über die API' });
-    expect((await alex.post(`/admin/projects/${row.id}`, { Name: '' })).text).toContain('Das Projekt kann nicht gespeichert werden: Name ist ein Pflichtfeld.');
-    expect((await alex.post(`/admin/projects/${row.id}/active`, { active: '0' })).status).toBe(303);
+    const renamed = await alex.get(`/admin/projects/${row.id}`);
+    const version = formVersion(renamed.text, `/admin/projects/${row.id}`) as string;
+    expect(version).toBe('2');
+    expect((await alex.post(`/admin/projects/${row.id}`, { version, Name: '' })).text).toContain('Das Projekt kann nicht gespeichert werden: Name ist ein Pflichtfeld.');
+    expect((await alex.post(`/admin/projects/${row.id}/active`, { version, active: '0' })).status).toBe(303);
     expect((await t.database.db.selectFrom('projects').select('active').where('id', '=', row.id).executeTakeFirstOrThrow()).active).toBe(0);
-    expect((await alex.post(`/admin/projects/${row.id}/active`, { active: 'ja' })).status).toBe(400);
-    expect((await alex.post(`/admin/projects/${row.id}/active`, { active: '1' })).status).toBe(303);
+    expect((await alex.post(`/admin/projects/${row.id}/active`, { version: '3', active: 'ja' })).status).toBe(400);
+    expect((await alex.post(`/admin/projects/${row.id}/active`, { version: '3', active: '1' })).status).toBe(303);
     expect((await t.database.db.selectFrom('projects').select('active').where('id', '=', row.id).executeTakeFirstOrThrow()).active).toBe(1);
 
     await alex.get('/admin/tasks/new');
@@ -199,6 +202,8 @@ describe.each(testDatabases)('administration pages on $name', (kind) => {
     expect(link).toMatch(new RegExp(`^${t.origin}/invitation/[\\w-]{43}$`));
     const lena = await t.database.db.selectFrom('users').selectAll().where('email', '=', 'lena@demo.example').executeTakeFirstOrThrow();
     expect(lena).toMatchObject({ account_id: t.accountId, access_rights: 10, active: 1, language: 'EN', password_hash: null, last_change_author: t.admin.userId });
+    // No API key is made for her that nobody was shown: she makes her own once signed in.
+    expect(await t.database.db.selectFrom('api_keys').select('id').where('user_id', '=', lena.id).execute()).toEqual([]);
     expect((await alex.get('/admin/employees')).text).toContain('Eingeladen, noch kein Passwort');
     // The link works once.
     const browser = new WebClient(t.origin);

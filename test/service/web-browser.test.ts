@@ -1,7 +1,8 @@
 // The web interface in headless Chromium, as an invited employee uses it: she sets her password,
 // signs in, starts the stopwatch in the page (the API's CurrentStopWatch returns it), it is halted
 // through the API and the page shows the finished entry; she adds, edits and deletes an entry in
-// the week view; she makes an API key in her profile that reads her entries, and revokes it.
+// the week view; she makes an API key in her profile that reads her entries, and revokes it; an
+// entry saved in one tab and then in an older one gets the current values and an alert there.
 // Every page, on a desktop and a phone-sized screen: no serious or critical axe-core violation,
 // every control reachable by keyboard, nothing wider than the screen.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -169,6 +170,33 @@ describe('the web interface in headless Chromium', () => {
     expect((await seriousViolations(page)).map((v) => v.id)).toContain('label');
     await page.evaluate(() => document.querySelector('#current-password')?.setAttribute('tabindex', '-1'));
     expect((await unreachableByKeyboard(page)).join()).toContain('current-password');
+    await context.close();
+  }, 120_000);
+
+  it('an entry saved in one tab and then in another: the second tab gets the current values and an alert, and nothing is lost', async () => {
+    const start = Date.UTC(2026, 10, 18, 8);
+    const { id } = await t.database.db.insertInto('time_entries').values({
+      account_id: t.accountId, last_change_time: start, last_change_author: t.jana.userId,
+      type_id: 2, user_id: t.jana.userId, project_id: 1, start_time: start, end_time: start + 3_600_000, billable: 1, locked: 0, comment: 'Zwei Tabs',
+    }).returning('id').executeTakeFirstOrThrow();
+    const context = await browser.newContext({ ...DESKTOP, locale: 'de-DE' });
+    const first = await signIn(context, PASSWORD);
+    const second = await context.newPage();
+    for (const tab of [first, second]) await tab.goto(`${t.origin}/timesheet/entries/${id}`);
+    await first.getByLabel('Kommentar').fill('Aus dem ersten Tab');
+    await first.getByRole('button', { name: 'Speichern' }).click();
+    await expect.poll(() => first.locator('main [role=status]').innerText()).toBe('Gespeichert.');
+    await second.getByLabel('Kommentar').fill('Aus dem zweiten Tab');
+    await second.getByRole('button', { name: 'Speichern' }).click();
+    await expect.poll(() => second.locator('main [role=alert]').innerText()).toContain('Dieser Eintrag wurde inzwischen geändert');
+    expect(await second.getByLabel('Kommentar').inputValue()).toBe('Aus dem ersten Tab');
+    await checkPage(second);
+    expect((await t.database.db.selectFrom('time_entries').select('comment').where('id', '=', id).executeTakeFirstOrThrow()).comment).toBe('Aus dem ersten Tab');
+    // Made again on what the entry is now, the change is saved.
+    await second.getByLabel('Kommentar').fill('Aus dem zweiten Tab');
+    await second.getByRole('button', { name: 'Speichern' }).click();
+    await expect.poll(() => second.locator('main [role=status]').innerText()).toBe('Gespeichert.');
+    expect((await t.database.db.selectFrom('time_entries').select('comment').where('id', '=', id).executeTakeFirstOrThrow()).comment).toBe('Aus dem zweiten Tab');
     await context.close();
   }, 120_000);
 });

@@ -10,7 +10,7 @@ import { testDatabases } from '../helpers/databases.js';
 import type { TestService } from '../helpers/service.js';
 import { DEMO_NOW, startTestService } from '../helpers/service.js';
 import type { WebClient } from '../helpers/web-client.js';
-import { signedInClient } from '../helpers/web-client.js';
+import { formVersion, signedInClient } from '../helpers/web-client.js';
 
 const WEEK = '2026-11-16';
 
@@ -94,13 +94,14 @@ describe.each(testDatabases)('web timesheet on $name', (kind) => {
 
     const edit = await jana.get(`/timesheet/entries/${created.id}`);
     expect(edit.text).toContain('value="19:00"');
-    expect((await jana.post(`/timesheet/entries/${created.id}`, { date: '2026-11-18', kind: '2', start: '19:00', end: '21:00', project: '1', task: '2', comment: 'Länger' })).status).toBe(303);
+    const version = formVersion(edit.text, `/timesheet/entries/${created.id}`) as string;
+    expect((await jana.post(`/timesheet/entries/${created.id}`, { version, date: '2026-11-18', kind: '2', start: '19:00', end: '21:00', project: '1', task: '2', comment: 'Länger' })).status).toBe(303);
     expect(await entryRow(created.id)).toMatchObject({ end_time: instantOf('2026-11-18', 21 * 60, ZONE), comment: 'Länger', billable: 0 });
     const viaApi = await (await api(`/TimeEntries(${created.id})`)).json() as { d: { Comment: string; DurationSeconds: number } };
     expect(viaApi.d).toMatchObject({ Comment: 'Länger', DurationSeconds: 7200 });
 
-    await jana.get(`/timesheet/entries/${created.id}`);
-    const deleted = await jana.post(`/timesheet/entries/${created.id}/delete`);
+    const edited = await jana.get(`/timesheet/entries/${created.id}`);
+    const deleted = await jana.post(`/timesheet/entries/${created.id}/delete`, { version: formVersion(edited.text, `/timesheet/entries/${created.id}/delete`) as string });
     expect(deleted.location).toBe('/timesheet?week=2026-11-18&done=deleted');
     expect(await entryRow(created.id)).toBeUndefined();
     expect((await api(`/TimeEntries(${created.id})`)).status).toBe(404);
@@ -133,10 +134,11 @@ describe.each(testDatabases)('web timesheet on $name', (kind) => {
     expect(page.status).toBe(200);
     expect(page.text).toContain('Dieser Eintrag kann nicht mehr geändert werden.');
     expect(page.text).toContain('<fieldset disabled>');
-    const change = await jana.post(`/timesheet/entries/${locked.id}`, { date: '2026-10-01', kind: '2', start: '08:00', end: '09:00', project: String(locked.project_id) });
+    const version = formVersion(page.text, `/timesheet/entries/${locked.id}`) as string;
+    const change = await jana.post(`/timesheet/entries/${locked.id}`, { version, date: '2026-10-01', kind: '2', start: '08:00', end: '09:00', project: String(locked.project_id) });
     expect(change.status).toBe(403);
     expect(change.text).toContain('Der Zeiteintrag ist gesperrt');
-    expect((await jana.post(`/timesheet/entries/${locked.id}/delete`)).status).toBe(403);
+    expect((await jana.post(`/timesheet/entries/${locked.id}/delete`, { version })).status).toBe(403);
     expect(await entryRow(locked.id)).toEqual(locked);
   });
 

@@ -5,7 +5,7 @@
 // Administrators cannot change their own role or access here (no locking oneself out).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { EdmRecord } from '../../../odata/edm.js';
-import { createUser, setActive, setRole } from '../../accounts/account-admin.js';
+import { inviteUser, setActive, setRole } from '../../accounts/account-admin.js';
 import { AccountAdminError } from '../../accounts/account-errors.js';
 import { INVITATION_PATH, createInvitation } from '../../accounts/invitations.js';
 import { ACCESS_RIGHTS } from '../../storage/schema.js';
@@ -18,6 +18,7 @@ import { fill } from '../i18n.js';
 import { csrfField, described, field } from '../layout.js';
 import type { WebDependencies } from '../plugin.js';
 import { sendPage } from '../plugin.js';
+import { isStale, versionOf } from '../row-versions.js';
 import { adminPage, administrator, notFound, refusalOf } from './admin.js';
 
 const INVITE_FIELDS = ['FirstName', 'LastName', 'Email'] as const;
@@ -86,7 +87,7 @@ export function registerEmployeePages(admin: FastifyInstance, deps: WebDependenc
     if (Object.keys(errors).length === 0) {
       try {
         administration.checkUser(values);
-        const { userId } = await createUser(db, {
+        const { userId } = await inviteUser(db, {
           accountId: caller.accountId, firstName: values.FirstName as string, lastName: values.LastName as string, email: values.Email as string,
           role: form.role as 'user' | 'admin', language: form.language === 'EN' ? 'EN' : 'DE', authorUserId: caller.userId,
         });
@@ -207,8 +208,10 @@ export function registerEmployeePages(admin: FastifyInstance, deps: WebDependenc
         return sendPage(reply, 422, await detailPage(request, user, { error: fill(request.page.t.lastAssignee, { project: project.Name as string }) }));
       }
       try {
-        await administration.update(caller, 'Projects', project.ID as number, { AssignedUsers: next.join(',') });
+        // On the version just read: another change of the list in between is not overwritten.
+        await administration.update(caller, 'Projects', project.ID as number, { AssignedUsers: next.join(',') }, versionOf(administration.typeOf('Projects'), project));
       } catch (error) {
+        if (isStale(error)) return sendPage(reply, 409, await detailPage(request, user, { error: request.page.t.changedMeanwhile }));
         return sendPage(reply, 422, await detailPage(request, user, { error: refusalOf(error, []).form }));
       }
     }

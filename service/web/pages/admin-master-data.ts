@@ -15,7 +15,8 @@ import { csrfField, described, field } from '../layout.js';
 import type { PageContext } from '../layout.js';
 import type { WebDependencies } from '../plugin.js';
 import { sendPage } from '../plugin.js';
-import { adminPage, administrator, notFound, refusalOf } from './admin.js';
+import { isStale, postedVersion, versionField } from '../row-versions.js';
+import { adminPage, administrator, deletedMeanwhile, notFound, refusalOf } from './admin.js';
 
 interface SetPage {
   readonly set: MasterSet;
@@ -88,7 +89,8 @@ export function registerMasterDataPages(admin: FastifyInstance, deps: WebDepende
     return { values, errors };
   }
 
-  async function form(request: FastifyRequest, page: SetPage, action: string, state: FormState, errors: FieldErrors): Promise<Html> {
+  /** The create or edit form; `version` (an edit's) is the row version the form's values were made from. */
+  async function form(request: FastifyRequest, page: SetPage, action: string, state: FormState, errors: FieldErrors, version?: EdmRecord): Promise<Html> {
     const ctx: PageContext = request.page;
     const { t } = ctx;
     const caller = administrator(request).caller;
@@ -126,7 +128,7 @@ export function registerMasterDataPages(admin: FastifyInstance, deps: WebDepende
     const isCreate = action.endsWith('/new');
     return html`
       <form method="post" action="${action}" class="card" novalidate>
-        ${csrfField(ctx)}
+        ${csrfField(ctx)}${version === undefined ? '' : versionField(administration.typeOf(page.set), version)}
         ${errors.form === undefined ? '' : html`<p class="error" role="alert">${errors.form}</p>`}
         ${input(page.nameProperty, page.nameProperty === 'Name' ? t.name : t.description, html` required`)}
         ${specific}
@@ -139,7 +141,25 @@ export function registerMasterDataPages(admin: FastifyInstance, deps: WebDepende
 
   for (const page of PAGES) {
     const base = `/${page.path}`;
+    const type = administration.typeOf(page.set);
     const ofId = async (request: FastifyRequest) => administration.one(administrator(request).caller, page.set, (request.params as { id: string }).id);
+
+    /**
+     * The answer to a form the data source refused as stale: the record as it is now, with
+     * `message` and its current version (409), or that it is gone (404). Nothing was written.
+     */
+    const staleForm = async (request: FastifyRequest, reply: FastifyReply, id: number, message: string) => {
+      const current = await administration.one(administrator(request).caller, page.set, String(id));
+      if (current === undefined) return deletedMeanwhile(request, reply);
+      return sendPage(reply, 409, await editPage(request, page, current, stateOf(current), { form: message }));
+    };
+
+    /** The posted form's version, or the 400 page sent (with the record's current values) when it has none. */
+    const postedRecordVersion = async (request: FastifyRequest, reply: FastifyReply, record: EdmRecord) => {
+      const version = postedVersion(type, request.body);
+      if (version === undefined) void sendPage(reply, 400, await editPage(request, page, record, stateOf(record), { form: request.page.t.versionMissing }));
+      return version;
+    };
 
     admin.get(base, async (request, reply) => {
       const ctx = request.page;
@@ -156,7 +176,7 @@ export function registerMasterDataPages(admin: FastifyInstance, deps: WebDepende
             <td><a href="/admin${base}/${String(r.ID)}">${r[page.nameProperty] as string}</a></td>
             ${page.set === 'Projects' ? html`<td>${clientNames.get(r.ClientID as number) ?? ''}</td>` : ''}
             <td>${r.Active === true ? t.active : t.archived}</td>
-            <td><form method="post" action="/admin${base}/${String(r.ID)}/active">${csrfField(ctx)}<input type="hidden" name="active" value="${r.Active === true ? '0' : '1'}">
+            <td><form method="post" action="/admin${base}/${String(r.ID)}/active">${csrfField(ctx)}${versionField(type, r)}<input type="hidden" name="active" value="${r.Active === true ? '0' : '1'}">
               <button type="submit" aria-label="${r.Active === true ? t.archive : t.reactivate}: ${r[page.nameProperty] as string}">${r.Active === true ? t.archive : t.reactivate}</button></form></td>
           </tr>`)}</tbody>
         </table></div>`, { notice: done === 'saved' ? t.saved : undefined }));
@@ -190,37 +210,51 @@ export function registerMasterDataPages(admin: FastifyInstance, deps: WebDepende
 
     admin.post(`${base}/:id`, async (request, reply) => {
       const record = await ofId(request);
-      if (record === undefined) return notFound(request, reply);
+      if (record === undefined) return deletedMeanwhile(request, reply);
+      const version = await postedRecordVersion(request, reply, record);
+      if (version === undefined) return reply;
       const { values, errors } = await valuesOf(request, page, false);
       let shown = errors;
       if (Object.keys(errors).length === 0) {
         try {
-          await administration.update(administrator(request).caller, page.set, record.ID as number, values);
+          await administration.update(administrator(request).caller, page.set, record.ID as number, values, version);
           return reply.redirect(`/admin${base}?done=saved`, 303);
         } catch (error) {
+          if (isStale(error)) return staleForm(request, reply, record.ID as number, request.page.t.changedMeanwhile);
           shown = refusalOf(error, Object.keys(values));
         }
       }
-      return sendPage(reply, 422, await editPage(request, page, record, stateFrom(request.body), shown));
+      // What was typed, still on the version it was made from: a change by others meanwhile is not waved through on the next save.
+      return sendPage(reply, 422, await editPage(request, page, record, stateFrom(request.body), shown, version));
     });
 
+    // Archiving is a change like any other: from a page showing an older version (renamed,
+    // reactivated meanwhile), it is refused as stale rather than made on what the page showed.
     admin.post(`${base}/:id/active`, async (request, reply: FastifyReply) => {
       const record = await ofId(request);
-      if (record === undefined) return notFound(request, reply);
+      if (record === undefined) return deletedMeanwhile(request, reply);
+      const version = await postedRecordVersion(request, reply, record);
+      if (version === undefined) return reply;
       const active = formText(request.body, 'active');
       if (active !== '0' && active !== '1') return sendPage(reply, 400, adminPage(request.page, request.page.t[page.list], html``, { error: request.page.t.required }));
-      await administration.update(administrator(request).caller, page.set, record.ID as number, { Active: active === '1' });
+      try {
+        await administration.update(administrator(request).caller, page.set, record.ID as number, { Active: active === '1' }, version);
+      } catch (error) {
+        if (isStale(error)) return staleForm(request, reply, record.ID as number, request.page.t.changedMeanwhile);
+        throw error;
+      }
       return reply.redirect(`/admin${base}?done=saved`, 303);
     });
   }
 
-  async function editPage(request: FastifyRequest, page: SetPage, record: EdmRecord, state: FormState, errors: FieldErrors): Promise<string> {
+  /** The edit page; its forms carry `version` (the posted one when `state` is what was typed), else the record's own. */
+  async function editPage(request: FastifyRequest, page: SetPage, record: EdmRecord, state: FormState, errors: FieldErrors, version: EdmRecord = record): Promise<string> {
     const { t } = request.page;
     const action = `/admin/${page.path}/${String(record.ID)}`;
     return adminPage(request.page, `${t[page.edit]}: ${record[page.nameProperty] as string}`, html`
       ${record.Active === true ? '' : html`<p class="tag">${t.archived}</p>`}
-      ${await form(request, page, action, state, errors)}
-      <form method="post" action="${action}/active">${csrfField(request.page)}<input type="hidden" name="active" value="${record.Active === true ? '0' : '1'}">
+      ${await form(request, page, action, state, errors, version)}
+      <form method="post" action="${action}/active">${csrfField(request.page)}${versionField(administration.typeOf(page.set), version)}<input type="hidden" name="active" value="${record.Active === true ? '0' : '1'}">
         <button type="submit">${record.Active === true ? t.archive : t.reactivate}</button></form>
       <p><a href="/admin/${page.path}">${t.cancel}</a></p>`);
   }

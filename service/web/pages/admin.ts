@@ -43,6 +43,11 @@ export function notFound(request: FastifyRequest, reply: FastifyReply): FastifyR
   return sendPage(reply, 404, layout(request.page, request.page.t.admin, html``, { error: request.page.t.notFound }));
 }
 
+/** The answer to a form posted for a record that is not there (any more): 404, saying it was deleted meanwhile. */
+export function deletedMeanwhile(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendPage(reply, 404, layout(request.page, request.page.t.admin, html``, { error: request.page.t.deletedMeanwhile }));
+}
+
 /**
  * A refusal of the rules as the form's errors: beside the field of the property it names, else
  * above the form; anything but a client's error is thrown on.

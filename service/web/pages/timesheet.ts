@@ -14,6 +14,7 @@ import { csrfField, described, field, layout } from '../layout.js';
 import type { PageContext } from '../layout.js';
 import type { WebDependencies } from '../plugin.js';
 import { sendPage, signedIn } from '../plugin.js';
+import { isStale, postedVersion, versionField } from '../row-versions.js';
 import type { WebSession } from '../sessions.js';
 import { durationString } from '../../timetracking/sets/time-entries.js';
 import { bookedOn, duration, isRunning, startOf, timeSpan } from './entry-view.js';
@@ -118,7 +119,8 @@ function minutesOfDuration(text: string): number | undefined {
 export function registerTimesheetPages(web: FastifyInstance, deps: WebDependencies): void {
   const { bookings } = deps;
 
-  async function entryForm(ctx: PageContext, session: WebSession, action: string, form: EntryForm, errors: Errors, editable: boolean): Promise<Html> {
+  /** The entry form; `version` (an edit's) is the row version the form's values were made from. */
+  async function entryForm(ctx: PageContext, session: WebSession, action: string, form: EntryForm, errors: Errors, editable: boolean, version?: EdmRecord): Promise<Html> {
     const { t } = ctx;
     const [projects, tasks, labels] = await Promise.all([
       bookings.bookableProjects(session.caller), bookings.activeTasks(session.caller), bookings.customLabels(session.caller, 'TimeEntry'),
@@ -131,7 +133,7 @@ export function registerTimesheetPages(web: FastifyInstance, deps: WebDependenci
     const e = (name: string) => errors[name];
     return html`
       <form method="post" action="${action}" class="card entry-form" novalidate>
-        ${csrfField(ctx)}
+        ${csrfField(ctx)}${version === undefined ? '' : versionField(bookings.entryType, version)}
         ${errors.form === undefined ? '' : html`<p class="error" role="alert">${errors.form}</p>`}
         <fieldset${disabled}>
         ${field('date', t.date, html`<input id="date" name="date" type="date" required value="${form.date}"${described('date', e('date'))}>`, e('date'))}
@@ -243,22 +245,27 @@ export function registerTimesheetPages(web: FastifyInstance, deps: WebDependenci
     return sendPage(reply, 422, layout(request.page, request.page.t.newEntry, await entryForm(request.page, session, '/timesheet/new', form, errors, true)));
   });
 
-  /** The caller's own entry of the URL, or a 404 page sent (another's entry is no different from none). */
+  /**
+   * The caller's own entry of the URL, or a 404 page sent (another's entry is no different from
+   * none); a form posted for one that is gone says it was deleted meanwhile.
+   */
   async function ownEntry(request: FastifyRequest, reply: FastifyReply, session: WebSession): Promise<EdmRecord | undefined> {
+    const { t } = request.page;
     const text = (request.params as { id: string }).id;
     const entry = /^\d{1,10}$/.test(text) ? await bookings.ownEntry(session.caller, Number(text)) : undefined;
-    if (entry === undefined) void sendPage(reply, 404, layout(request.page, request.page.t.editEntry, html``, { error: request.page.t.notFound }));
+    if (entry === undefined) void sendPage(reply, 404, layout(request.page, t.editEntry, html``, { error: request.method === 'POST' ? t.deletedMeanwhile : t.notFound }));
     return entry;
   }
 
-  async function editPage(ctx: PageContext, session: WebSession, entry: EdmRecord, form: EntryForm, errors: Errors): Promise<string> {
+  /** The edit page; its forms carry `version` (the posted one when `form` is what was typed), else the entry's own. */
+  async function editPage(ctx: PageContext, session: WebSession, entry: EdmRecord, form: EntryForm, errors: Errors, version: EdmRecord = entry): Promise<string> {
     const { t } = ctx;
     const editable = entry.IsEditable === true && !isRunning(entry);
     const action = `/timesheet/entries/${String(entry.ID)}`;
     return layout(ctx, t.editEntry, html`
       ${editable ? '' : html`<p class="notice" role="status">${t.readOnly}</p>`}
-      ${await entryForm(ctx, session, action, form, errors, editable)}
-      ${editable ? html`<form method="post" action="${action}/delete" class="danger">${csrfField(ctx)}<button type="submit">${t.delete}</button></form>` : ''}
+      ${await entryForm(ctx, session, action, form, errors, editable, version)}
+      ${editable ? html`<form method="post" action="${action}/delete" class="danger">${csrfField(ctx)}${versionField(bookings.entryType, version)}<button type="submit">${t.delete}</button></form>` : ''}
       <p><a href="/timesheet?week=${form.date}">${t.cancel}</a></p>`);
   }
 
@@ -270,26 +277,49 @@ export function registerTimesheetPages(web: FastifyInstance, deps: WebDependenci
     return sendPage(reply, 200, await editPage(request.page, session, entry, formOf(entry, session.timeZone), {}));
   });
 
+  /**
+   * The answer to a form the data source refused as stale: the entry as it is now, with `message`
+   * and its current version (409), or that it is gone (404). Nothing was written.
+   */
+  async function staleForm(request: FastifyRequest, reply: FastifyReply, session: WebSession, id: number, message: string): Promise<FastifyReply> {
+    const current = await bookings.ownEntry(session.caller, id);
+    if (current === undefined) return sendPage(reply, 404, layout(request.page, request.page.t.editEntry, html``, { error: request.page.t.deletedMeanwhile }));
+    return sendPage(reply, 409, await editPage(request.page, session, current, formOf(current, session.timeZone), { form: message }));
+  }
+
+  /** The posted form's version, or the 400 page sent (with the entry's current values) when it has none. */
+  async function postedEntryVersion(request: FastifyRequest, reply: FastifyReply, session: WebSession, entry: EdmRecord): Promise<EdmRecord | undefined> {
+    const version = postedVersion(bookings.entryType, request.body);
+    if (version === undefined) {
+      void sendPage(reply, 400, await editPage(request.page, session, entry, formOf(entry, session.timeZone), { form: request.page.t.versionMissing }));
+    }
+    return version;
+  }
+
   web.post('/timesheet/entries/:id', async (request, reply) => {
     const session = signedIn(request, reply);
     if (session === undefined) return reply;
     const entry = await ownEntry(request, reply, session);
     if (entry === undefined) return reply;
+    const version = await postedEntryVersion(request, reply, session, entry);
+    if (version === undefined) return reply;
     const form = formFrom(request.body);
     const labelled = (await bookings.customLabels(session.caller, 'TimeEntry')).map(([name]) => name);
     const parsed = valuesOf(form, request.page, session.timeZone, labelled, true);
     let errors: Errors;
     if ('values' in parsed) {
       try {
-        await bookings.update(session.caller, entry.ID as number, parsed.values);
+        await bookings.update(session.caller, entry.ID as number, parsed.values, version);
         return reply.redirect(`/timesheet?week=${form.date}&done=saved`, 303);
       } catch (error) {
+        if (isStale(error)) return staleForm(request, reply, session, entry.ID as number, request.page.t.changedMeanwhile);
         errors = refusal(error);
       }
     } else {
       errors = parsed.errors;
     }
-    return sendPage(reply, errors.form === undefined ? 422 : 403, await editPage(request.page, session, entry, form, errors));
+    // What was typed, still on the version it was made from: a change by others meanwhile is not waved through on the next save.
+    return sendPage(reply, errors.form === undefined ? 422 : 403, await editPage(request.page, session, entry, form, errors, version));
   });
 
   web.post('/timesheet/entries/:id/delete', async (request, reply) => {
@@ -297,10 +327,13 @@ export function registerTimesheetPages(web: FastifyInstance, deps: WebDependenci
     if (session === undefined) return reply;
     const entry = await ownEntry(request, reply, session);
     if (entry === undefined) return reply;
+    const version = await postedEntryVersion(request, reply, session, entry);
+    if (version === undefined) return reply;
     const date = wallClock(startOf(entry), session.timeZone).date;
     try {
-      await bookings.remove(session.caller, entry.ID as number);
+      await bookings.remove(session.caller, entry.ID as number, version);
     } catch (error) {
+      if (isStale(error)) return staleForm(request, reply, session, entry.ID as number, request.page.t.changedNotDeleted);
       const errors = refusal(error);
       return sendPage(reply, 403, await editPage(request.page, session, entry, formOf(entry, session.timeZone), errors));
     }
