@@ -69,11 +69,16 @@ export interface CacheStore {
   close(): Promise<void>;
 }
 
+/** Whether two readings of the same sets' counters are the same (no write came between them). */
+export function isSameGenerations(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** Whether an entry filled under `entry.generations` is still current. */
 export function isCurrent(entry: StoredResponse, generations: readonly number[]): boolean {
-  if (entry.generations.length !== generations.length) return false;
-  for (let i = 0; i < generations.length; i++) if (entry.generations[i] !== generations[i]) return false;
-  return true;
+  return isSameGenerations(entry.generations, generations);
 }
 
 /** What an entry costs beyond its body: headers and bookkeeping, roughly. */

@@ -7,8 +7,9 @@
 //              validator matches), but only while the upstream accepted that credential within
 //              the auth TTL (auth/credential-freshness.ts); past it the request goes upstream, so
 //              a revoked key meets its 401. A miss waits for an identical request already in
-//              flight (coalescing) or becomes the one that fills the entry; its conditional
-//              headers are held back so the upstream answers in full and the cache can store it.
+//              flight (coalescing) sent under the same counters (none sent before a write it
+//              finds), or becomes the one that fills the entry; its conditional headers are held
+//              back so the upstream answers in full and the cache can store it.
 //   onSend     a filling request's 200 is stored and handed to those waiting; a 5xx is replaced
 //              by the stale entry when there is one and the upstream has not refused the
 //              credential (stale-if-error, RFC 5861); a write's success (or unknown outcome, 5xx)
@@ -34,7 +35,7 @@ import type { CacheConfig } from './cache-config.js';
 import type { CacheFieldRule } from './cache-headers.js';
 import { recordOutcome } from './cache-headers.js';
 import type { CacheLookup, CacheStore, StoredResponse } from './cache-store.js';
-import { isCurrent } from './cache-store.js';
+import { isCurrent, isSameGenerations } from './cache-store.js';
 import { cacheKeyOf } from './cache-key.js';
 import type { Conditional } from './http-caching.js';
 import {
@@ -67,6 +68,13 @@ export interface ReadCacheOptions {
 interface Filled {
   readonly entry: StoredResponse;
   readonly isStale: boolean;
+}
+
+/** A fill in flight, which identical requests may wait for. */
+interface InFlight {
+  readonly filled: Promise<Filled | undefined>;
+  /** The counters it was sent upstream under. */
+  readonly generations: readonly number[];
 }
 
 /** A request that goes to the upstream to fill `key`. */
@@ -156,7 +164,7 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
     return false;
   }
 
-  const inflight = new Map<string, Promise<Filled | undefined>>();
+  const inflight = new Map<string, InFlight>();
   const fills = new WeakMap<FastifyRequest, Fill>();
   const writes = new WeakMap<FastifyRequest, RequestResource>();
   const batches = new WeakSet<FastifyRequest>();
@@ -223,7 +231,7 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
    * Opens the in-flight entry of `key`; it settles on the first of: the answer (onSend), the
    * response done or the connection closed, and the deadline.
    */
-  function lead(request: FastifyRequest, reply: FastifyReply, key: string): (filled: Filled | undefined) => void {
+  function lead(request: FastifyRequest, reply: FastifyReply, key: string, generations: readonly number[]): (filled: Filled | undefined) => void {
     let settle: (filled: Filled | undefined) => void = NO_SETTLE;
     const promise = new Promise<Filled | undefined>((resolve) => {
       let isSettled = false;
@@ -233,12 +241,12 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
         if (isSettled) return;
         isSettled = true;
         clearTimeout(timer);
-        if (inflight.get(key) === promise) inflight.delete(key);
+        if (inflight.get(key)?.filled === promise) inflight.delete(key);
         releaseFill(request, key);
         resolve(filled);
       };
     });
-    inflight.set(key, promise);
+    inflight.set(key, { filled: promise, generations });
     reply.raw.once('close', () => settle(undefined));
     return settle;
   }
@@ -342,14 +350,15 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
     let isLeader = false;
     if (!mustRevalidate && isCredentialFresh) {
       const pending = inflight.get(key);
-      if (pending !== undefined) {
-        const filled = await within(pending, deadlineMs);
+      // One sent upstream before a write this request found could answer with what was before it.
+      if (pending !== undefined && isSameGenerations(pending.generations, found.generations)) {
+        const filled = await within(pending.filled, deadlineMs);
         if (filled !== undefined) {
           metrics.cacheLookup(resource.face, filled.isStale ? 'stale' : 'hit');
           serve(request, reply, filled.entry, conditional, true);
           return;
         }
-      } else {
+      } else if (pending === undefined) {
         const entry = await claimOrAwait(request, key, resource);
         if (entry !== undefined) {
           metrics.cacheLookup(resource.face, 'hit');
@@ -363,7 +372,7 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
     if (request.raw.destroyed || reply.raw.destroyed) return;
 
     metrics.cacheLookup(resource.face, 'miss');
-    const settle = isLeader ? lead(request, reply, key) : NO_SETTLE;
+    const settle = isLeader ? lead(request, reply, key, found.generations) : NO_SETTLE;
     fills.set(request, { key, resource, partition, sharedVerdict: found.verdict, ttlSeconds, generations: found.generations, stale, conditional, forward, settle });
     recordOutcome(request, { kind: 'forward', forward });
     if (conditional !== undefined) {

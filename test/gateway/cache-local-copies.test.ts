@@ -5,7 +5,8 @@
 // within the auth TTL; another key never gets a copy made for the first. And so they do when the
 // bump reaches an instance later than the writer's answer reaches its client, and the client's
 // next request reaches that instance (two processes, one farther from Redis than the other), also
-// while other readers keep that instance busy with hits of their own.
+// while other readers keep that instance busy with hits of their own. Nor does a read get the
+// answer of an identical one sent upstream before the write (coalescing).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -191,4 +192,48 @@ describe('two gateway processes on one Redis, the reader 40 ms farther from it t
       await Promise.all(readers);
     }
   }, 60_000);
+});
+
+describe('two gateway instances on one Redis, the reader\'s upstream 600 ms slower than the writer\'s', () => {
+  let service: TestService;
+  let link: SlowLink;
+  let writer: RunningGateway;
+  let reader: RunningGateway;
+
+  beforeAll(async () => {
+    service = await startTestService(sqlite);
+    const origin = new URL(service.root);
+    link = await startSlowLink({ host: origin.hostname, port: Number(origin.port) }, 600);
+    const redis = { url: REDIS_URL, keyPrefix: uniqueKeyPrefix() };
+    const config = { redis, cache: { defaultTtlSeconds: 60 }, resilience: { loadShedding: { maxEventLoopDelayMs: 0 } } };
+    const slowRoot = new URL(service.root);
+    slowRoot.host = link.host;
+    [writer, reader] = await Promise.all([startGatewayInFront(service.root, { config }), startGatewayInFront(slowRoot.href, { config })]);
+  });
+  afterAll(async () => {
+    await Promise.all([writer?.close(), reader?.close()]);
+    await link?.close();
+    await service?.close();
+  });
+
+  test('a read that comes after a write was answered does not get the answer of a read sent upstream before it', async () => {
+    const admin = { 'X-ServiceApiKey': service.admin.apiKey };
+    const url = (g: RunningGateway) => `${g.restRoot}/projects/4`;
+    await (await fetch(`${reader.restRoot}/projects?limit=1`, { headers: admin })).arrayBuffer();
+    // Read upstream now, answered 600 ms later.
+    const early = fetch(url(reader), { headers: admin }).then(async (answer) => answer.arrayBuffer());
+    await sleep(150);
+    const comment = `written while a read was on its way ${Date.now()}`;
+    const patch = await fetch(url(writer), {
+      method: 'PATCH',
+      headers: { ...admin, 'Content-Type': 'application/merge-patch+json' },
+      body: JSON.stringify({ comment }),
+    });
+    expect(patch.status).toBe(200);
+    await patch.arrayBuffer();
+
+    const after = await fetch(url(reader), { headers: admin });
+    expect(((await after.json()) as { comment: string }).comment).toBe(comment);
+    await early;
+  }, 30_000);
 });
