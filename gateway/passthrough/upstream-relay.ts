@@ -2,8 +2,9 @@
 // dispatch handler of its own rather than through @fastify/reply-from and undici's request():
 // an answer the face rewrites whole is gathered straight from the handler's chunks into one
 // Buffer, and only an answer that streams gets a Readable, fed by the handler with the
-// upstream's flow control. Against reply-from over request() this took <measured> of the gateway's
-// CPU per relayed entity (bench nginx, "no cache, added per entity").
+// upstream's flow control. Against reply-from over request(), the gateway's CPU per relayed
+// response went from 299 to 250 µs for an entity and from 769 to 745 µs for a page of 100 (bench
+// nginx, "no cache" rows, the trees before and after run one after the other, 11-27 09:49/09:53).
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { errors } from 'undici';
