@@ -26,6 +26,13 @@ import { REDIS_URL, uniqueKeyPrefix } from './cache-fixture.js';
 const sqlite = testDatabases[0] as (typeof testDatabases)[number];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** PATCHes a project's comment through the REST face; the status. */
+async function patchComment(url: string, headers: Record<string, string>, comment: string): Promise<number> {
+  const patch = await fetch(url, { method: 'PATCH', headers: { ...headers, 'Content-Type': 'application/merge-patch+json' }, body: JSON.stringify({ comment }) });
+  await patch.arrayBuffer();
+  return patch.status;
+}
+
 describe('two gateway instances on one Redis, each with its own copies', () => {
   let service: TestService;
   let a: RunningGateway;
@@ -54,13 +61,7 @@ describe('two gateway instances on one Redis, each with its own copies', () => {
       await hit.arrayBuffer();
 
       const comment = `round ${round} ${Date.now()}`;
-      const patch = await fetch(url(writer), {
-        method: 'PATCH',
-        headers: { ...admin, 'Content-Type': 'application/merge-patch+json' },
-        body: JSON.stringify({ comment }),
-      });
-      expect(patch.status).toBe(200);
-      await patch.arrayBuffer();
+      expect(await patchComment(url(writer), admin, comment)).toBe(200);
 
       const after = await fetch(url(reader), { headers: admin });
       expect(after.headers.get('x-cache'), `round ${round}`).toBe('MISS');
@@ -152,13 +153,7 @@ describe('two gateway processes on one Redis, the reader 40 ms farther from it t
       await hit.arrayBuffer();
 
       const comment = `far round ${round} ${Date.now()}`;
-      const patch = await fetch(url(near), {
-        method: 'PATCH',
-        headers: { ...admin, 'Content-Type': 'application/merge-patch+json' },
-        body: JSON.stringify({ comment }),
-      });
-      expect(patch.status).toBe(200);
-      await patch.arrayBuffer();
+      expect(await patchComment(url(near), admin, comment)).toBe(200);
 
       const after = await fetch(url(far), { headers: admin });
       expect(after.headers.get('x-cache'), `round ${round}`).toBe('MISS');
@@ -176,13 +171,7 @@ describe('two gateway processes on one Redis, the reader 40 ms farther from it t
     try {
       for (let round = 0; round < 5; round++) {
         const comment = `busy round ${round} ${Date.now()}`;
-        const patch = await fetch(url(near), {
-          method: 'PATCH',
-          headers: { ...admin, 'Content-Type': 'application/merge-patch+json' },
-          body: JSON.stringify({ comment }),
-        });
-        expect(patch.status).toBe(200);
-        await patch.arrayBuffer();
+        expect(await patchComment(url(near), admin, comment)).toBe(200);
         const after = await fetch(url(far), { headers: admin });
         expect(((await after.json()) as { comment: string }).comment, `round ${round}`).toBe(comment);
         await sleep(100);
@@ -224,13 +213,7 @@ describe('two gateway instances on one Redis, the reader\'s upstream 600 ms slow
     const early = fetch(url(reader), { headers: admin }).then(async (answer) => answer.arrayBuffer());
     await sleep(150);
     const comment = `written while a read was on its way ${Date.now()}`;
-    const patch = await fetch(url(writer), {
-      method: 'PATCH',
-      headers: { ...admin, 'Content-Type': 'application/merge-patch+json' },
-      body: JSON.stringify({ comment }),
-    });
-    expect(patch.status).toBe(200);
-    await patch.arrayBuffer();
+    expect(await patchComment(url(writer), admin, comment)).toBe(200);
 
     const after = await fetch(url(reader), { headers: admin });
     expect(((await after.json()) as { comment: string }).comment).toBe(comment);
