@@ -155,6 +155,12 @@ describe.each(testDatabases)('the passthrough face on $name', (kind) => {
         expectError(reply, 400, format);
       }
     }
+    // As sent by a client that does not resolve dot segments itself (fetch would).
+    for (const path of ['/Clients/../Projects', '/Clients/%2E%2E/%2e%2e/admin']) {
+      const raw = await rawGet(edge.origin, `/V1/Api.svc${path}?$format=json`, { 'x-serviceapikey': service.admin.apiKey });
+      expect(raw.status).toBe(400);
+      expect(JSON.parse(raw.text)).toMatchObject({ error: { code: 'BAD_REQUEST' } });
+    }
     expect(service.requestCount()).toBe(before);
     expectStatus(await viaGateway.get('/Projects(1)?$format=json'), 200);
   });
