@@ -41,8 +41,7 @@ describe('two gateway instances on one Redis, each with its own copies', () => {
   beforeAll(async () => {
     service = await startTestService(sqlite);
     const redis = { url: REDIS_URL, keyPrefix: uniqueKeyPrefix() };
-    // Shedding load (a 503, no X-Cache) is not what is tested, and this process is busy enough for it.
-    const config = { redis, cache: { defaultTtlSeconds: 60 }, resilience: { loadShedding: { maxEventLoopDelayMs: 0 } } };
+    const config = { redis, cache: { defaultTtlSeconds: 60 } };
     [a, b] = await Promise.all([startGatewayInFront(service.root, { config }), startGatewayInFront(service.root, { config })]);
   });
   afterAll(async () => {
@@ -194,7 +193,7 @@ describe('two gateway instances on one Redis, the reader\'s upstream 600 ms slow
     const origin = new URL(service.root);
     link = await startSlowLink({ host: origin.hostname, port: Number(origin.port) }, 600);
     const redis = { url: REDIS_URL, keyPrefix: uniqueKeyPrefix() };
-    const config = { redis, cache: { defaultTtlSeconds: 60 }, resilience: { loadShedding: { maxEventLoopDelayMs: 0 } } };
+    const config = { redis, cache: { defaultTtlSeconds: 60 } };
     const slowRoot = new URL(service.root);
     slowRoot.host = link.host;
     [writer, reader] = await Promise.all([startGatewayInFront(service.root, { config }), startGatewayInFront(slowRoot.href, { config })]);
