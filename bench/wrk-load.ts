@@ -26,7 +26,7 @@ function milliseconds(text: string): number {
 }
 
 /** The figures of wrk's `--latency` report. */
-export function parseWrkReport(text: string): Omit<LoadResult, 'serverCpuMsPerRequest'> & { readonly requests: number } {
+function parseWrkReport(text: string): Omit<LoadResult, 'serverCpuMsPerRequest'> & { readonly requests: number } {
   const field = (pattern: RegExp): string => {
     const match = pattern.exec(text);
     if (match === null) throw new Error(`wrk: no ${pattern.source} in its report:\n${text}`);

@@ -95,6 +95,11 @@ function addForwardedFor(headers: Record<string, string | string[] | undefined>,
   headers['x-forwarded-host'] = request.host;
 }
 
+function contentTypeOf(head: RelayHead): string | undefined {
+  const header = head.headers['content-type'];
+  return typeof header === 'string' ? header : undefined;
+}
+
 /** The client went away before its answer was sent: what follows says nothing of the upstream. */
 function onClientClose(this: { [CALL_OF_RESPONSE]?: UpstreamCall; writableFinished: boolean }): void {
   const call = this[CALL_OF_RESPONSE];
@@ -167,8 +172,7 @@ export async function passthroughPlugin(app: FastifyInstance, options: Passthrou
   // Location and Content-Location named on the gateway), its body relayed (upstream-relay.ts):
   // rewritable bodies up to WHOLE_BODY_BYTES whole, any other as a stream.
   const readsWhole = (request: FastifyRequest, head: RelayHead): boolean => {
-    const header = head.headers['content-type'];
-    const contentType = typeof header === 'string' ? header : undefined;
+    const contentType = contentTypeOf(head);
     if (request.method === 'HEAD' || !isRewritable(contentType)) return false;
     if ((request.passthrough as ProxyState).isBatch && isBatchAnswer(head.statusCode, contentType)) return false;
     return Number(head.headers['content-length']) <= WHOLE_BODY_BYTES;
@@ -188,8 +192,7 @@ export async function passthroughPlugin(app: FastifyInstance, options: Passthrou
 
   function sendAnswer(request: FastifyRequest, reply: FastifyReply, answer: RelayAnswer): void {
     const state = request.passthrough as ProxyState;
-    const header = answer.headers['content-type'];
-    const contentType = typeof header === 'string' ? header : undefined;
+    const contentType = contentTypeOf(answer);
     try {
       reply.code(answer.statusCode);
     } catch {
