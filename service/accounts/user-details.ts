@@ -18,7 +18,7 @@ export interface UserChange {
   /** The user's account: a user of another is no user (404 to the page), never changed. */
   readonly accountId: number;
   readonly userId: number;
-  /** Who is recorded as LastChangeAuthor; the user themselves when nobody is named (the CLI). */
+  /** Who is recorded as LastChangeAuthor; when nobody is named (the CLI), the author recorded stays. */
   readonly authorUserId?: number;
   /** The version the form showed; undefined changes whatever the row is now (the CLI). */
   readonly expectedVersion?: number;
@@ -42,7 +42,10 @@ export interface UserDetails {
  */
 export async function updateUserRow(trx: Transaction<Database>, change: UserChange, columns: Updateable<UsersTable>): Promise<void> {
   const result = await trx.updateTable('users')
-    .set({ ...columns, last_change_time: Date.now(), last_change_author: change.authorUserId ?? change.userId, version: sql`version + 1` })
+    .set({
+      ...columns, last_change_time: Date.now(), version: sql`version + 1`,
+      ...(change.authorUserId === undefined ? {} : { last_change_author: change.authorUserId }),
+    })
     .where('id', '=', change.userId).where('account_id', '=', change.accountId)
     .$if(change.expectedVersion !== undefined, (query) => query.where('version', '=', change.expectedVersion as number))
     .executeTakeFirst();
