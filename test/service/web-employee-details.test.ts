@@ -57,7 +57,14 @@ describe.each(testDatabases)('employee details and user row versions on $name', 
   it('an administrator edits an employee\'s details: the page and the API\'s /Users show them, stamped with the author', async () => {
     await resetTom();
     await t.database.db.updateTable('account_settings').set({ user_custom2_label: 'Personalnummer' }).where('account_id', '=', t.accountId).execute();
+    // Tom last changed long ago, so a sync client's digest since then counts him only once he is changed.
+    await t.database.db.updateTable('users').set({ last_change_time: Date.UTC(2000, 0, 1) }).where('id', '=', t.tom.userId).execute();
+    const changedUsers = async () => {
+      const answer = await fetch(`${t.root}/GetChangesDigest?LastSynchronizationTime=datetime'2001-01-01T00:00:00'&$format=json`, { headers: { 'x-serviceapikey': t.jana.apiKey } });
+      return ((await answer.json()) as { d: { GetChangesDigest: { ChangedUsers: number } } }).d.GetChangesDigest.ChangedUsers;
+    };
     try {
+      const changedBefore = await changedUsers();
       const before = await userRow(t.tom.userId);
       const page = await alexA.get(pathOf(t.tom.userId));
       // Only the labelled custom field is in the form, under its label.
@@ -76,6 +83,7 @@ describe.each(testDatabases)('employee details and user row versions on $name', 
         custom1: before.custom1, custom2: 'P-0042', version: before.version + 1, last_change_author: t.admin.userId,
       });
       expect(after.last_change_time).toBeGreaterThan(before.last_change_time);
+      expect(await changedUsers()).toBe(changedBefore + 1);
       const shown = await alexA.get(`${pathOf(t.tom.userId)}?done=saved`);
       expect(shown.text).toContain('<h1>Thomas Bäcker</h1>');
       expect(shown.text).toContain('name="Email" value="Thomas.Baecker@demo.example"');
