@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { readEdmxWithWarnings } from '../codegen/edmx-reader.js';
 import { loadEdmxSource } from '../codegen/edmx-source.js';
 import { UsageError, type Command } from './command.js';
+import { writeModelWarnings } from './options.js';
 
 const USAGE = `Usage: timegate codegen --edmx <file or http(s) $metadata URL> --out <dir> [--check] [--lenient]
 
@@ -51,8 +52,7 @@ async function run(args: readonly string[]): Promise<number> {
     return 0;
   }
   const { model, warnings } = readEdmxWithWarnings(await loadEdmxSource(edmx), { lenient });
-  for (const warning of warnings) process.stderr.write(`timegate codegen: warning: ${warning}\n`);
-  if (warnings.length > 0) process.stderr.write(`timegate codegen: ${warnings.length} construct(s) skipped or mapped (--lenient)\n`);
+  writeModelWarnings('codegen', warnings);
   // The emitters pull in ts-morph and ajv: loaded only once there is a model to emit, so that
   // --help and every refusal of a bad EDMX answer quickly.
   const { emitContextFor, generate } = await import('../codegen/generate.js');
