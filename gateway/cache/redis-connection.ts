@@ -5,16 +5,6 @@
 import { Redis } from 'ioredis';
 import type { RedisOptions } from 'ioredis';
 
-export interface RedisConfig {
-  /** `redis://host:port/db`; absent = in-process stores. */
-  readonly url: string | undefined;
-  /** Prefix of every key, so several deployments (or test runs) can share one Redis. */
-  readonly keyPrefix: string;
-  readonly commandTimeoutMs: number;
-}
-
-export const DEFAULT_REDIS_CONFIG: RedisConfig = { url: undefined, keyPrefix: 'timegate:', commandTimeoutMs: 1_000 };
-
 /** `overrides`: what one connection needs beyond these (the cache's subscriber). */
 export async function openRedis(url: string, commandTimeoutMs: number, overrides: RedisOptions = {}): Promise<Redis> {
   const redis = new Redis(url, {
