@@ -14,7 +14,6 @@ import type { LabelledEntity } from './account-input.js';
 import * as rules from '../timetracking/account-settings-rules.js';
 import type { LabelledType } from '../timetracking/account-settings-rules.js';
 
-
 export interface CustomLabelChange {
   readonly entity: LabelledEntity;
   /** 1..5 */
