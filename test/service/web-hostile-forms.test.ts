@@ -1,0 +1,73 @@
+// The web interface attacked with what a browser never sends but a script can: fields repeated
+// or sent where one value is expected, and redirect targets (`back`, `next`) that hold characters
+// no Location header can carry. Each gets a page or a redirect on this site, never a 500.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDatabases } from '../helpers/databases.js';
+import type { TestService } from '../helpers/service.js';
+import { startTestService } from '../helpers/service.js';
+import { WebClient, signedInClient } from '../helpers/web-client.js';
+
+/** Posts a form whose fields may repeat (the WebClient sends each name once). */
+async function postRepeated(client: WebClient, path: string, fields: Array<[string, string]>) {
+  const body = new URLSearchParams([['_csrf', client.csrf], ...fields]);
+  const cookie = [...client.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  return fetch(`${client.origin}${path}`, {
+    method: 'POST', redirect: 'manual', body, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'de' },
+  });
+}
+
+describe.each(testDatabases)('hostile web forms on $name', (kind) => {
+  let t: TestService;
+  let jana: WebClient;
+
+  beforeAll(async () => {
+    t = await startTestService(kind);
+    jana = await signedInClient(t.origin, t.database, t.jana.userId, t.jana.email);
+  }, 60_000);
+  afterAll(() => t?.close());
+
+  it('a stopwatch start with every field repeated starts on the first of each, as every other form reads them', async () => {
+    await jana.get('/stopwatch');
+    const started = await postRepeated(jana, '/stopwatch/start', [
+      ['project', '1'], ['project', '3'], ['task', '2'], ['task', '1'], ['comment', 'erster'], ['comment', 'zweiter'], ['billable', '1'], ['billable', '0'],
+    ]);
+    expect(started.status).toBe(303);
+    const page = await jana.get('/stopwatch');
+    expect(page.text).toContain('Website-Relaunch');
+    expect(page.text).toContain('erster');
+    expect(page.text).not.toContain('zweiter');
+    await jana.post('/stopwatch/halt');
+  });
+
+  it('a stopwatch start sent as JSON with arrays and objects is refused with a page, never a 500', async () => {
+    await jana.get('/stopwatch');
+    const cookie = [...jana.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    for (const body of [{ project: ['1', '2'] }, { project: '1', comment: { a: 1 } }, { project: 1, task: [] }]) {
+      const answer = await fetch(`${t.origin}/stopwatch/start`, {
+        method: 'POST', redirect: 'manual', body: JSON.stringify({ _csrf: jana.csrf, ...body }), headers: { cookie, 'content-type': 'application/json' },
+      });
+      expect(answer.status, JSON.stringify(body)).toBeLessThan(500);
+      expect(answer.headers.get('content-type')).toMatch(/^text\/html/);
+    }
+  });
+
+  it('a way back or onward that no Location header can carry leads to the start page, not to a 500', async () => {
+    const anonymous = new WebClient(t.origin);
+    // A euro sign and a non-character (decoded: beyond Latin-1), NUL, DEL, another control character.
+    for (const target of ['%2F%E2%82%AC', '%2Fx%EF%BF%BE', '%2F%00', '%2F%7F', '%2Fa%1Bb']) {
+      const back = await anonymous.get(`/lang/en?back=${target}`);
+      expect(back.status, target).toBe(303);
+      expect(back.location, target).toBe('/');
+      const next = await jana.get(`/sign-in?next=${target}`);
+      expect(next.status, target).toBe(303);
+      expect(next.location, target).toBe('/stopwatch');
+    }
+    const client = new WebClient(t.origin);
+    await client.get('/sign-in');
+    const signIn = await client.post('/sign-in', { email: t.jana.email, password: 'ein-sicheres-passwort', next: '/€' });
+    expect(signIn.status).toBe(303);
+    expect(signIn.location).toBe('/stopwatch');
+    // A way back that is a local path in plain ASCII still works, percent-encoding and all.
+    expect((await anonymous.get('/lang/en?back=%2Freports%3Ffrom%3D2026-11-01%26x%3D%25E2%2582%25AC')).location).toBe('/reports?from=2026-11-01&x=%E2%82%AC');
+  });
+});
