@@ -33,7 +33,8 @@ ${DB_HELP}
   --auth-cache-ttl <ms>
                       how long a checked API key is trusted before it is checked again; a
                       revoked key stops working at most this much later (default ${DEFAULT_SERVICE_CONFIG.authCacheTtlMs}; 0 = every request)
-  --trust-proxy       believe X-Forwarded-Proto/-Host (behind a proxy)
+  --trust-proxy       believe the one proxy in front: X-Forwarded-Proto/-Host and the last
+                      X-Forwarded-For entry (the address it saw)
   --require-if-match  updates and deletes must send If-Match with the entity's ETag (or *); without it they get 428
   --admin-port <n>    serve /metrics (and /healthz, /readyz) on this port of --admin-host;
                       the public port never serves /metrics

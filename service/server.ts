@@ -39,6 +39,16 @@ export interface BuildServiceOptions {
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
+/**
+ * With --trust-proxy: the one proxy in front (the peer of the connection) is believed, no hop
+ * behind it. A proxy appends the address it saw to the client's X-Forwarded-For, so only that
+ * last entry is its word; trusting every hop (Fastify's `true`) would take the first, which the
+ * client typed, and the sign-in limit per address would count whatever an attacker chose.
+ */
+function trustsOneProxy(_address: string, hop: number): boolean {
+  return hop === 0;
+}
+
 /** A request id: the caller's X-Request-Id when it is a sane token (the gateway sends one), else new. */
 function requestId(request: IncomingMessage): string {
   const given = request.headers['x-request-id'];
@@ -64,7 +74,7 @@ export function buildService(config: ServiceConfig, database: DatabaseHandle, op
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(config),
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
+    trustProxy: config.trustProxy ? trustsOneProxy : false,
     genReqId: requestId,
     clientErrorHandler: sendClientError,
     frameworkErrors: (_error, request, reply) => void sendFrameworkError(request, reply, config.authRealm),
