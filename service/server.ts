@@ -71,6 +71,12 @@ function loggerOptions(config: ServiceConfig) {
 }
 
 export function buildService(config: ServiceConfig, database: DatabaseHandle, options: BuildServiceOptions = {}): FastifyInstance {
+  // Node enforces the request deadline when it checks its open connections (every 30 s by
+  // default): checked more often, a short deadline holds; the headers' own deadline is within it.
+  const deadlines = {
+    headersTimeout: Math.min(60_000, config.requestTimeoutMs),
+    connectionsCheckingInterval: Math.min(5_000, config.requestTimeoutMs),
+  };
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(config),
     bodyLimit: config.bodyLimitBytes,
@@ -78,7 +84,8 @@ export function buildService(config: ServiceConfig, database: DatabaseHandle, op
     genReqId: requestId,
     clientErrorHandler: sendClientError,
     frameworkErrors: (_error, request, reply) => void sendFrameworkError(request, reply, config.authRealm),
-    ...(options.tls === undefined ? {} : { https: { cert: options.tls.cert, key: options.tls.key } }),
+    requestTimeout: config.requestTimeoutMs,
+    ...(options.tls === undefined ? { http: deadlines } : { https: { cert: options.tls.cert, key: options.tls.key, ...deadlines } }),
   }) as unknown as FastifyInstance;
   options.requestSpans?.(app);
 

@@ -1,6 +1,8 @@
 // The web interface attacked with what a browser never sends but a script can: fields repeated
 // or sent where one value is expected, and redirect targets (`back`, `next`) that hold characters
-// no Location header can carry. Each gets a page or a redirect on this site, never a 500.
+// no Location header can carry, and a body that trickles in to hold a connection (slowloris).
+// Each gets a page or a redirect on this site, never a 500, and no connection is held for ever.
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabases } from '../helpers/databases.js';
 import type { TestService } from '../helpers/service.js';
@@ -21,7 +23,8 @@ describe.each(testDatabases)('hostile web forms on $name', (kind) => {
   let jana: WebClient;
 
   beforeAll(async () => {
-    t = await startTestService(kind);
+    // A short deadline for a whole request, so the slow body below does not keep the suite waiting.
+    t = await startTestService(kind, { requestTimeoutMs: 1_500 });
     jana = await signedInClient(t.origin, t.database, t.jana.userId, t.jana.email);
   }, 60_000);
   afterAll(() => t?.close());
@@ -70,4 +73,27 @@ describe.each(testDatabases)('hostile web forms on $name', (kind) => {
     // A way back that is a local path in plain ASCII still works, percent-encoding and all.
     expect((await anonymous.get('/lang/en?back=%2Freports%3Ffrom%3D2026-11-01%26x%3D%25E2%2582%25AC')).location).toBe('/reports?from=2026-11-01&x=%E2%82%AC');
   });
+
+  it('a sign-in whose body trickles in a byte at a time is cut off with 408 at the request deadline', async () => {
+    const started = Date.now();
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(t.origin).port), '127.0.0.1', () => {
+        socket.write('POST /sign-in HTTP/1.1\r\nHost: timegate\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 60000\r\n\r\n');
+      });
+      const trickle = setInterval(() => socket.writable && socket.write('a'), 200);
+      let received = '';
+      socket.on('data', (chunk) => {
+        received += String(chunk);
+      });
+      socket.on('close', () => {
+        clearInterval(trickle);
+        resolve(received);
+      });
+      socket.on('error', () => undefined);
+      setTimeout(() => reject(new Error(`still open after 45 s: ${received}`)), 45_000).unref();
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    // The deadline, plus Node's check of open connections (at most every few seconds).
+    expect(Date.now() - started).toBeLessThan(10_000);
+  }, 60_000);
 });
