@@ -4,6 +4,7 @@
 // Each gets a page or a redirect on this site, never a 500, and no connection is held for ever.
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from '../../service/accounts/account-admin.js';
 import { testDatabases } from '../helpers/databases.js';
 import type { TestService } from '../helpers/service.js';
 import { startTestService } from '../helpers/service.js';
@@ -96,4 +97,28 @@ describe.each(testDatabases)('hostile web forms on $name', (kind) => {
     // The deadline, plus Node's check of open connections (at most every few seconds).
     expect(Date.now() - started).toBeLessThan(10_000);
   }, 60_000);
+
+  it('an employee, client, project or task of another account named in a filter is 404 on every list, report and download', async () => {
+    const other = await createAccount(t.database.db, { name: 'Fremde GmbH', adminEmail: 'chefin@fremd.example' });
+    const stranger = await signedInClient(t.origin, t.database, other.userId, 'chefin@fremd.example');
+    const theirs = await createAccount(t.database.db, { name: 'Noch eine GmbH', adminEmail: 'chef@noch.example' });
+    // The demo account's: Jana, its first client, project and task; the other account's own admin.
+    const foreign = [`user=${t.jana.userId}`, 'client=1', 'project=1', 'task=1'];
+    for (const filter of foreign) {
+      for (const path of [`/admin/entries?${filter}`, `/admin/entries/export?format=csv&${filter}`, `/reports?${filter}`,
+        `/reports/export?format=xlsx&${filter}`, `/reports/table?format=csv&${filter}`]) {
+        const answer = await stranger.get(path);
+        expect(answer.status, path).toBe(404);
+        expect(answer.text, path).not.toContain('Schmidt');
+      }
+    }
+    // A standard user naming another account's employee, or a project there is none of: the same.
+    expect((await jana.get(`/reports?user=${theirs.userId}`)).status).toBe(404);
+    expect((await jana.get(`/reports/export?format=csv&user=${t.jana.userId}&project=999999`)).status).toBe(404);
+    expect((await jana.get('/reports/table?format=csv&task=999999')).status).toBe(404);
+    // Their own employee is theirs to filter by.
+    expect((await stranger.get(`/admin/entries?user=${other.userId}`)).status).toBe(200);
+    expect((await stranger.get(`/reports/table?format=csv&user=${other.userId}`)).status).toBe(200);
+    expect((await jana.get(`/reports?user=${t.jana.userId}&project=1`)).status).toBe(200);
+  });
 });
