@@ -3,6 +3,7 @@
 // only reads these (data-model.md: AccountSettings is read-only there); the web administration
 // pages change them too, under the same rules (account-settings-rules.ts) and messages.
 import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
 import type { AccountSettingsTable, Database } from '../storage/schema.js';
 import { withTransaction } from '../storage/transaction.js';
 import { AccountAdminError } from './account-errors.js';
@@ -91,6 +92,8 @@ export async function updateSettings(db: Kysely<Database>, accountId: number, ch
       ...(change.hourlyRates === undefined ? {} : { hourly_rates_enabled: change.hourlyRates ? 1 : 0 }),
       ...(keptDay === undefined ? {} : { booking_close_date: keptDay === null ? null : rules.closeInstant(keptDay, zone) }),
       ...labels,
+      // A settings form open meanwhile is now stale (row-versions.ts): it cannot undo this change.
+      version: sql`version + 1`,
     }).where('account_id', '=', id).execute();
     return readSettings(trx, id);
   });
