@@ -31,7 +31,11 @@ ${DB_HELP}
   --auth-cache-ttl <ms>
                       how long a checked API key is trusted before it is checked again; a
                       revoked key stops working at most this much later (default ${DEFAULT_SERVICE_CONFIG.authCacheTtlMs}; 0 = every request)
-  --trust-proxy       believe X-Forwarded-Proto/-Host (behind a proxy)
+  --request-timeout <ms>
+                      deadline of a whole request, body included (default ${DEFAULT_SERVICE_CONFIG.requestTimeoutMs}); a client
+                      still sending then gets 408 and loses the connection
+  --trust-proxy       believe the one proxy in front: X-Forwarded-Proto/-Host and the last
+                      X-Forwarded-For entry (the address it saw)
   --require-if-match  updates and deletes must send If-Match with the entity's ETag (or *); without it they get 428
   --admin-port <n>    serve /metrics (and /healthz, /readyz) on this port of --admin-host;
                       the public port never serves /metrics
@@ -82,6 +86,7 @@ export function serviceCommandLine(args: readonly string[], env: NodeJS.ProcessE
       'batch-max-operations': { type: 'string' },
       'api-key-header': { type: 'string', multiple: true },
       'auth-cache-ttl': { type: 'string' },
+      'request-timeout': { type: 'string' },
       'trust-proxy': { type: 'boolean', default: false },
       'require-if-match': { type: 'boolean', default: false },
       'admin-port': { type: 'string' },
@@ -114,6 +119,7 @@ export function serviceCommandLine(args: readonly string[], env: NodeJS.ProcessE
     batchMaxOperations: integerOption('batch-max-operations', values['batch-max-operations'], DEFAULT_SERVICE_CONFIG.batchMaxOperations, 1, 100_000),
     apiKeyHeaderAliases: values['api-key-header'] ?? [],
     authCacheTtlMs: integerOption('auth-cache-ttl', values['auth-cache-ttl'], DEFAULT_SERVICE_CONFIG.authCacheTtlMs, 0, 3_600_000),
+    requestTimeoutMs: integerOption('request-timeout', values['request-timeout'], DEFAULT_SERVICE_CONFIG.requestTimeoutMs, 1_000, 3_600_000),
     trustProxy: values['trust-proxy'],
     requireIfMatch: values['require-if-match'],
     logLevel,

@@ -23,6 +23,11 @@ export interface ServiceConfig {
   readonly apiKeyHeaderAliases: readonly string[];
   /** Request bodies above this are refused with 413 (a `$batch` has its own limit). */
   readonly bodyLimitBytes: number;
+  /**
+   * Deadline of a whole request, headers and body (ms): a client that trickles its request in
+   * (slowloris) gets 408 and loses the connection. Fastify's default is none.
+   */
+  readonly requestTimeoutMs: number;
   /** A `$batch` body above this is refused with 413. */
   readonly batchMaxBytes: number;
   /** Most operations (retrieves and changeset requests) in one `$batch`; more is a 400. */
@@ -57,6 +62,8 @@ export const DEFAULT_SERVICE_CONFIG: ServiceConfig = {
   tls: undefined,
   apiKeyHeaderAliases: [],
   bodyLimitBytes: 1024 * 1024,
+  // Room for the largest $batch (16 MiB) over a slow link: 140 KB/s.
+  requestTimeoutMs: 120_000,
   batchMaxBytes: DEFAULT_BATCH_LIMITS.maxBytes,
   batchMaxOperations: DEFAULT_BATCH_LIMITS.maxOperations,
   authRealm: 'timegate',

@@ -40,6 +40,16 @@ export interface BuildServiceOptions {
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
+/**
+ * With --trust-proxy: the one proxy in front (the peer of the connection) is believed, no hop
+ * behind it. A proxy appends the address it saw to the client's X-Forwarded-For, so only that
+ * last entry is its word; trusting every hop (Fastify's `true`) would take the first, which the
+ * client typed, and the sign-in limit per address would count whatever an attacker chose.
+ */
+function trustsOneProxy(_address: string, hop: number): boolean {
+  return hop === 0;
+}
+
 /** A request id: the caller's X-Request-Id when it is a sane token (the gateway sends one), else new. */
 function requestId(request: IncomingMessage): string {
   const given = request.headers['x-request-id'];
@@ -62,14 +72,21 @@ function loggerOptions(config: ServiceConfig) {
 }
 
 export function buildService(config: ServiceConfig, database: DatabaseHandle, options: BuildServiceOptions = {}): FastifyInstance {
+  // Node enforces the request deadline when it checks its open connections (every 30 s by
+  // default): checked more often, a short deadline holds; the headers' own deadline is within it.
+  const deadlines = {
+    headersTimeout: Math.min(60_000, config.requestTimeoutMs),
+    connectionsCheckingInterval: Math.min(5_000, config.requestTimeoutMs),
+  };
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(config),
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
+    trustProxy: config.trustProxy ? trustsOneProxy : false,
     genReqId: requestId,
     clientErrorHandler: sendClientError,
     frameworkErrors: (_error, request, reply) => void sendFrameworkError(request, reply, config.authRealm),
-    ...(options.tls === undefined ? {} : { https: { cert: options.tls.cert, key: options.tls.key } }),
+    requestTimeout: config.requestTimeoutMs,
+    ...(options.tls === undefined ? { http: deadlines } : { https: { cert: options.tls.cert, key: options.tls.key, ...deadlines } }),
   }) as unknown as FastifyInstance;
   options.requestSpans?.(app);
 

@@ -45,6 +45,23 @@ export function filterOf(form: FilterForm, ctx: PageContext): { filter: EntryFil
   }
 }
 
+const NAMED = [['userId', 'Users'], ['clientId', 'Clients'], ['projectId', 'Projects'], ['taskId', 'Tasks']] as const;
+
+/**
+ * Whether every employee, client, project and task the filter names is one the caller reads (a
+ * standard user reads no colleague). Another account's id is asked for as one that is not there:
+ * the lists, reports and downloads answer 404, as every page with an id does, not an empty list.
+ */
+export async function namesOnlyVisible(administration: Administration, caller: Caller, filter: EntryFilter): Promise<boolean> {
+  const seen = await Promise.all(NAMED.map(async ([field, set]) => {
+    const id = filter[field];
+    if (id === undefined || (field === 'userId' && id === caller.userId)) return true;
+    if (field === 'userId' && !caller.isAdmin) return false;
+    return (await administration.one(caller, set, String(id))) !== undefined;
+  }));
+  return seen.every(Boolean);
+}
+
 /** The filter as a query string (for links to the same list, exports). */
 export function filterQuery(form: FilterForm, extra: Readonly<Record<string, string>> = {}): string {
   const params = new URLSearchParams();

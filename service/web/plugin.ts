@@ -157,7 +157,11 @@ function errorBody(): Html {
   return html`<p><a href="/">timegate</a></p>`;
 }
 
-/** A path on this site to go back to; anything else (another origin, `//host`) is `/`. */
+/**
+ * A path on this site to go back to; anything else (another origin, `//host`) is `/`. Only
+ * visible ASCII: a browser sends paths percent-encoded, and a Location header cannot carry a
+ * control character or one beyond Latin-1 (Node refuses to write it: a 500).
+ */
 export function safeLocalPath(path: string | undefined): string {
-  return typeof path === 'string' && /^\/(?![/\\])[^\s]*$/.test(path) && path.length < 500 ? path : '/';
+  return typeof path === 'string' && /^\/(?![/\\])[\x21-\x7e]*$/.test(path) && path.length < 500 ? path : '/';
 }

@@ -138,6 +138,19 @@ describe.each(testDatabases)('web sign-in on $name', (kind) => {
     expect(statuses.slice(50)).toEqual([429, 429]);
   }, 120_000);
 
+  it('counts the address the proxy saw, not one the client forged in front of it in X-Forwarded-For', async () => {
+    // A proxy appends the address it saw to what the client sent: `forged, real`. Only the last
+    // entry is the proxy's word; the first is whatever the attacker typed.
+    const statuses: number[] = [];
+    for (let i = 0; i < 52; i++) {
+      const client = new WebClient(t.origin, `203.0.113.${i}, 10.3.0.8`);
+      await client.get('/sign-in');
+      statuses.push((await client.post('/sign-in', { email: `forged${i}@demo.example`, password: 'falsches-passwort' })).status);
+    }
+    expect(statuses.slice(0, 50).every((status) => status === 401)).toBe(true);
+    expect(statuses.slice(50)).toEqual([429, 429]);
+  }, 120_000);
+
   it('refuses every form post without the CSRF token, or with another session\'s, and changes nothing', async () => {
     const userId = await newUser('csrf@demo.example');
     const client = await signedInClient(t.origin, t.database, userId, 'csrf@demo.example');

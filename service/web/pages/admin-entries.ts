@@ -10,14 +10,14 @@ import { addDays, instantOf, isDate, wallClock } from '../clock.js';
 import { downloadLinks, exportFormatOf, sendExport } from '../downloads.js';
 import { pageLinks, pageOfEntries, positionOf } from '../entry-paging.js';
 import type { ListPage } from '../entry-paging.js';
-import { filterFields, filterFormOf, filterOf, filterQuery, withDefaultRange } from '../entry-filters.js';
+import { filterFields, filterFormOf, filterOf, filterQuery, namesOnlyVisible, withDefaultRange } from '../entry-filters.js';
 import { formText } from '../form-values.js';
 import { html } from '../html.js';
 import { fill } from '../i18n.js';
 import { csrfField, field } from '../layout.js';
 import type { WebDependencies } from '../plugin.js';
 import { sendPage } from '../plugin.js';
-import { adminPage, administrator } from './admin.js';
+import { adminPage, administrator, notFound } from './admin.js';
 
 import { LIMIT } from '../entry-paging.js';
 
@@ -30,6 +30,9 @@ export function registerEntryPages(admin: FastifyInstance, deps: WebDependencies
     const { caller, timeZone } = administrator(request);
     const form = withDefaultRange(filterFormOf(request.query), wallClock(Date.now(), timeZone).date);
     const parsed = filterOf(form, ctx);
+    if ('filter' in parsed && !(await namesOnlyVisible(administration, caller, parsed.filter))) {
+      return { status: 404, document: adminPage(ctx, t.teamEntries, html``, { error: t.notFound }) };
+    }
     const errors = 'errors' in parsed ? parsed.errors : {};
     const position = positionOf(request.query);
     const [account, fields] = await Promise.all([loadReportAccount(reports.db, caller.accountId), filterFields(ctx, administration, caller, form, errors)]);
@@ -83,7 +86,9 @@ export function registerEntryPages(admin: FastifyInstance, deps: WebDependencies
     if (file === undefined || !('filter' in parsed)) {
       return sendPage(reply, 400, adminPage(request.page, request.page.t.teamEntries, html``, { error: request.page.t.invalidFilter }));
     }
-    return sendExport(request, reply, reports, administrator(request).caller, parsed.filter, file);
+    const { caller } = administrator(request);
+    if (!(await namesOnlyVisible(administration, caller, parsed.filter))) return notFound(request, reply);
+    return sendExport(request, reply, reports, caller, parsed.filter, file);
   });
 
   admin.post('/entries/lock', async (request, reply) => {

@@ -6,6 +6,7 @@ import { listKeys, newKey, revokeKey, revokeKeys } from '../../accounts/account-
 import { setPassword, verifyPassword } from '../../accounts/passwords.js';
 import { SERVICE_ROOT_PATH } from '../../config.js';
 import { wallClock } from '../clock.js';
+import { formText } from '../form-values.js';
 import { html } from '../html.js';
 import type { Html } from '../html.js';
 import { csrfField, described, field, layout } from '../layout.js';
@@ -16,10 +17,6 @@ import type { WebSession } from '../sessions.js';
 import { SESSION_TTL_MS, startSession } from '../sessions.js';
 import { newPasswordError, newPasswordFields } from './sign-in.js';
 
-function text(body: unknown, name: string): string {
-  const value = (body as Record<string, unknown> | undefined)?.[name];
-  return typeof value === 'string' ? value : '';
-}
 
 export function registerProfilePages(web: FastifyInstance, deps: WebDependencies): void {
   const { db } = deps;
@@ -106,14 +103,14 @@ export function registerProfilePages(web: FastifyInstance, deps: WebDependencies
     const session = signedIn(request, reply);
     if (session === undefined) return reply;
     const { t } = request.page;
-    const password = text(request.body, 'password');
-    const passwordError = newPasswordError(t, password, text(request.body, 'repeat'));
+    const password = formText(request.body, 'password');
+    const passwordError = newPasswordError(t, password, formText(request.body, 'repeat'));
     // Guessing the current password from a stolen session is throttled like signing in.
     if (deps.throttle.isLocked(session.user.email, request.ip)) {
       return sendPage(reply, 429, await render(request, session, { currentError: t.throttled }));
     }
     const user = await db.selectFrom('users').select('password_hash').where('id', '=', session.caller.userId).executeTakeFirstOrThrow();
-    const currentError = await verifyPassword(text(request.body, 'current'), user.password_hash) ? undefined : t.wrongPassword;
+    const currentError = await verifyPassword(formText(request.body, 'current'), user.password_hash) ? undefined : t.wrongPassword;
     if (currentError !== undefined) deps.throttle.recordFailure(session.user.email, request.ip);
     if (passwordError !== undefined || currentError !== undefined) {
       return sendPage(reply, 422, await render(request, session, {

@@ -11,7 +11,7 @@ import { loadReportAccount, scopeOf } from '../../reports/report-scope.js';
 import type { EntryFilter } from '../../reports/report-scope.js';
 import { wallClock } from '../clock.js';
 import { downloadLinks, exportFormatOf, sendExport, sendReportFile } from '../downloads.js';
-import { filterFields, filterFormOf, filterOf, filterQuery, withDefaultRange } from '../entry-filters.js';
+import { filterFields, filterFormOf, filterOf, filterQuery, namesOnlyVisible, withDefaultRange } from '../entry-filters.js';
 import type { FilterForm } from '../entry-filters.js';
 import { formText } from '../form-values.js';
 import { flag, html } from '../html.js';
@@ -73,13 +73,14 @@ export function registerReportPages(web: FastifyInstance, deps: WebDependencies)
   async function scopedFilter(request: FastifyRequest, reply: FastifyReply, session: WebSession, form: FilterForm,
     page: (errors: Record<string, string>) => Promise<string>): Promise<EntryFilter | undefined> {
     const { caller } = session;
+    const notFound = () => void sendPage(reply, 404, layout(request.page, request.page.t.reports, html``, { error: request.page.t.notFound }));
     // A standard user's reports are their own: naming another employee is asking for what is not there.
-    if (!caller.isAdmin && form.user !== '' && form.user !== String(caller.userId)) {
-      void sendPage(reply, 404, layout(request.page, request.page.t.reports, html``, { error: request.page.t.notFound }));
-      return undefined;
-    }
+    if (!caller.isAdmin && form.user !== '' && form.user !== String(caller.userId)) return notFound();
     const parsed = filterOf(form, request.page);
-    if ('filter' in parsed) return parsed.filter;
+    if ('filter' in parsed) {
+      if (await namesOnlyVisible(administration, caller, parsed.filter)) return parsed.filter;
+      return notFound();
+    }
     if (parsed.malformed) void sendPage(reply, 400, layout(request.page, request.page.t.reports, html``, { error: request.page.t.invalidFilter }));
     else void sendPage(reply, 422, await page(parsed.errors));
     return undefined;

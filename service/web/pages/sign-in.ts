@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { INVITATION_PATH, invitedUser, redeemInvitation } from '../../accounts/invitations.js';
 import { passwordProblem } from '../../accounts/passwords.js';
 import { checkPassword } from '../../accounts/sign-in.js';
+import { formText } from '../form-values.js';
 import { html } from '../html.js';
 import { fill } from '../i18n.js';
 import type { Texts } from '../i18n.js';
@@ -12,12 +13,6 @@ import type { WebDependencies } from '../plugin.js';
 import { SESSION_COOKIE, cookieOptions, safeLocalPath, sendPage } from '../plugin.js';
 import { SESSION_TTL_MS, endSession, startSession } from '../sessions.js';
 
-type Form = Record<string, string | undefined>;
-
-function text(body: unknown, name: string): string {
-  const value = (body as Form | undefined)?.[name];
-  return typeof value === 'string' ? value : '';
-}
 
 function signInPage(ctx: PageContext, email: string, next: string, options: { error?: string; notice?: string }): string {
   const { t } = ctx;
@@ -55,9 +50,9 @@ export function registerSignInPages(web: FastifyInstance, deps: WebDependencies)
 
   web.post('/sign-in', async (request, reply) => {
     const ctx = request.page;
-    const email = text(request.body, 'email').slice(0, 200);
-    const password = text(request.body, 'password');
-    const next = safeLocalPath(text(request.body, 'next'));
+    const email = formText(request.body, 'email').slice(0, 200);
+    const password = formText(request.body, 'password');
+    const next = safeLocalPath(formText(request.body, 'next'));
     const address = request.ip;
     if (deps.throttle.isLocked(email, address)) {
       return sendPage(reply.header('retry-after', '900'), 429, signInPage(ctx, email, next, { error: ctx.t.throttled }));
@@ -87,8 +82,8 @@ export function registerSignInPages(web: FastifyInstance, deps: WebDependencies)
     if (user === undefined) return sendPage(reply, 404, layout(ctx, ctx.t.invitationTitle, html``, { error: ctx.t.invitationInvalid }));
     let error: string | undefined;
     if (request.method === 'POST') {
-      const password = text(request.body, 'password');
-      error = newPasswordError(ctx.t, password, text(request.body, 'repeat'));
+      const password = formText(request.body, 'password');
+      error = newPasswordError(ctx.t, password, formText(request.body, 'repeat'));
       if (error === undefined) {
         const redeemed = await redeemInvitation(deps.db, token, password);
         if (redeemed === undefined) return sendPage(reply, 404, layout(ctx, ctx.t.invitationTitle, html``, { error: ctx.t.invitationInvalid }));

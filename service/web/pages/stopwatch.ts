@@ -6,6 +6,7 @@ import type { EdmRecord } from '../../../odata/edm.js';
 import { ODataError } from '../../../odata/errors.js';
 import type { Choice } from '../bookings.js';
 import { instantOf, wallClock } from '../clock.js';
+import { formText } from '../form-values.js';
 import { flag, html } from '../html.js';
 import { csrfField, described, field, layout } from '../layout.js';
 import type { PageContext } from '../layout.js';
@@ -84,8 +85,10 @@ export function registerStopwatchPages(web: FastifyInstance, deps: WebDependenci
   web.post('/stopwatch/start', async (request, reply) => {
     const session = signedIn(request, reply);
     if (session === undefined) return reply;
-    const body = request.body as Record<string, string | undefined>;
-    const form: StartForm = { projectId: body.project ?? '', taskId: body.task ?? '', comment: body.comment ?? '', billable: body.billable === '1' };
+    const form: StartForm = {
+      projectId: formText(request.body, 'project'), taskId: formText(request.body, 'task'), comment: formText(request.body, 'comment'),
+      billable: formText(request.body, 'billable') === '1',
+    };
     const errors: Record<string, string> = {};
     try {
       await bookings.startStopwatch(session.caller, { ProjectID: form.projectId, TaskID: form.taskId, Comment: form.comment, Billable: form.billable });
