@@ -52,7 +52,8 @@ Options:
   --cursor-secret <text>  signs list cursors; give replicas the same one (default: $TIMEGATE_CURSOR_SECRET,
                           else a random one per process)
   --no-docs               do not serve the /docs page (/openapi.json is always served)
-  --trust-proxy           believe X-Forwarded-Proto/-Host (behind a proxy)
+  --trust-proxy           believe the one proxy in front: X-Forwarded-Proto/-Host, and the last
+                          X-Forwarded-For entry as the client's address (rate limits without a key)
 ${WORKERS_HELP.replace('  --workers <n|auto>  ', '  --workers <n|auto>      ')};
                           more than one needs --redis, where they share cache and limits
   --log-level <level>     fatal, error, warn, info, debug, trace or silent (default ${DEFAULT_GATEWAY_CONFIG.logLevel})

@@ -133,7 +133,7 @@ export interface GatewayConfig {
   readonly etagProperty: string;
   /** How long shutdown waits for in-flight requests before closing anyway (ms). */
   readonly shutdownGraceMs: number;
-  /** Believe X-Forwarded-Proto/-Host (behind a proxy). */
+  /** Believe the one proxy in front: X-Forwarded-Proto/-Host, and the address it appended to X-Forwarded-For. */
   readonly trustProxy: boolean;
   /** Serve `/docs` (the API reference page). `/openapi.json` is always served. */
   readonly docs: boolean;

@@ -47,6 +47,17 @@ declare module 'fastify' {
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
+/**
+ * With --trust-proxy: the one proxy in front (the peer of the connection) is believed, no hop
+ * behind it. It appends the address it saw to the client's X-Forwarded-For, so only that last
+ * entry is its word; trusting every hop (Fastify's `true`) takes the first, which the client
+ * writes, and an anonymous caller would pick a new address, and a new rate-limit budget, for each
+ * request. (A hop count does not do it: Fastify takes a number as trusting nobody.)
+ */
+function trustsOneProxy(_address: string, hop: number): boolean {
+  return hop === 0;
+}
+
 /** The caller's X-Request-Id when it is a sane token, else a new one; it is sent upstream too. */
 function requestId(request: IncomingMessage): string {
   const given = request.headers['x-request-id'];
@@ -74,7 +85,7 @@ export function buildGateway(config: GatewayConfig, artefacts: GatewayArtefacts,
   const app = Fastify({
     logger: logger === false ? false : { ...loggerOptions(config), ...(typeof logger === 'object' ? { stream: logger.stream } : {}) },
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
+    trustProxy: config.trustProxy ? trustsOneProxy : false,
     genReqId: requestId,
     requestIdHeader: false,
     rewriteUrl: repairUrl,

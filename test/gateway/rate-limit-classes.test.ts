@@ -3,7 +3,12 @@
 // problem+json on the REST face and as an OData error on the passthrough; refused requests never
 // reach the upstream; one key's use does not touch another's; callers without a key count per IP.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { passthroughFeature } from '../../gateway/passthrough/passthrough-feature.js';
+import { rateLimitFeature } from '../../gateway/limits/rate-limit-feature.js';
 import { testDatabases } from '../helpers/databases.js';
+import type { TestDatabaseKind } from '../helpers/databases.js';
+import { startTestGateway } from '../helpers/gateway.js';
+import type { TestGateway } from '../helpers/gateway.js';
 import type { EdgeGateway, RecordedMetrics } from './cache-fixture.js';
 import { recordedMetrics, startEdgeGateway } from './cache-fixture.js';
 
@@ -114,5 +119,27 @@ describe.each(testDatabases)('rate limits per route class ($name)', (kind) => {
     const refused = await fetch(`${t.odataRoot}/Clients?$format=json`);
     expect(refused.status).toBe(429);
     expect(await refused.json()).toMatchObject({ error: { code: 'RATE_LIMITED' } });
+  });
+});
+
+describe('anonymous callers behind a proxy (--trust-proxy)', () => {
+  let t: TestGateway;
+  beforeAll(async () => {
+    t = await startTestGateway(testDatabases[0] as TestDatabaseKind, {
+      config: { trustProxy: true, cache: { enabled: false }, rateLimit: { anonymous: { limit: 2, ...MINUTE } } },
+      features: [rateLimitFeature({ metrics: recordedMetrics() }), passthroughFeature()],
+    });
+  });
+  afterAll(() => t?.close());
+
+  const clients = (forwardedFor: string) => fetch(`${t.restRoot}/clients`, { headers: { 'x-forwarded-for': forwardedFor } });
+
+  test('count per address the proxy saw, and an address the client writes in front of it changes nothing', async () => {
+    // The proxy appends the address it saw after whatever the client sent: only that last entry is its word.
+    const statuses = [];
+    for (let i = 1; i <= 4; i++) statuses.push((await clients(`198.51.100.${i}, 203.0.113.7`)).status);
+    expect(statuses).toEqual([401, 401, 429, 429]);
+    // Another client behind the same proxy has its own budget.
+    expect((await clients('203.0.113.8')).status).toBe(401);
   });
 });
