@@ -12,13 +12,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
-import { DEMO_SIGN_IN, ensureDemoSignIn, seedDemoAccount } from '../service/accounts/demo-seed.js';
-import type { DemoUser } from '../service/accounts/demo-seed.js';
+import type { DEMO_SIGN_IN, DemoUser, seedDemoAccount } from '../service/accounts/demo-seed.js';
 import type { ServiceConfig } from '../service/config.js';
-import { DEFAULT_SERVICE_CONFIG, SERVICE_ROOT_PATH } from '../service/config.js';
-import { startService } from '../service/start.js';
+import { DEFAULT_SERVICE_CONFIG, DEFAULT_SQLITE_FILE, SERVICE_ROOT_PATH } from '../service/config.js';
 import type { DatabaseHandle } from '../service/storage/database.js';
-import { DEFAULT_SQLITE_FILE, openDatabase } from '../service/storage/database.js';
 import { DEFAULT_GATEWAY_CONFIG, gatewayConfig } from '../gateway/config.js';
 import type { RunningGateway } from '../gateway/start.js';
 import { gatewayArtefacts } from './gateway.js';
@@ -55,12 +52,12 @@ async function demoUsers(keysFile: string, seeded: Awaited<ReturnType<typeof see
   }
 }
 
-function banner(root: string, gateway: RunningGateway, users: readonly DemoUser[] | undefined, keysFile: string, demoSignIn: boolean): string {
+function banner(root: string, gateway: RunningGateway, users: readonly DemoUser[] | undefined, keysFile: string, demoSignIn: typeof DEMO_SIGN_IN | undefined): string {
   const lines = [
     '',
     'timegate is running',
     `  Web interface      ${root.slice(0, -SERVICE_ROOT_PATH.length)}/`,
-    ...(demoSignIn ? [`                     sign in as ${DEMO_SIGN_IN.email}, password ${DEMO_SIGN_IN.password}`] : []),
+    ...(demoSignIn === undefined ? [] : [`                     sign in as ${demoSignIn.email}, password ${demoSignIn.password}`]),
     `  OData V2 service   ${root}`,
     `  $metadata          ${root}/$metadata`,
     `  REST gateway       ${gateway.restRoot}`,
@@ -87,6 +84,7 @@ function banner(root: string, gateway: RunningGateway, users: readonly DemoUser[
 
 /** In a worker of `timegate start`: the service alone, until the primary stops it. */
 async function serveAsWorker(config: ServiceConfig, portOption: ReadonlyMap<number, string>): Promise<number> {
+  const { startService } = await import('../service/start.js');
   const service = await listening(startService(config), portOption);
   const stopped = untilSignal(() => service.close(), (line) => service.app.log.info(line));
   announceReady({ root: service.root });
@@ -155,9 +153,13 @@ async function run(args: readonly string[]): Promise<number> {
   };
   const portOption = new Map([[servicePort, '--port']]);
   if (cluster.isWorker) return serveAsWorker(serviceConfig, portOption);
+  // The servers and the database layer are loaded only once the command line is good.
+  const { openDatabase } = await import('../service/storage/database.js');
+  const { startService } = await import('../service/start.js');
+  const demo = await import('../service/accounts/demo-seed.js');
   const database = await openDatabase(file);
-  const users = await demoUsers(keysFile, await seedDemoAccount(database.db));
-  const demoSignIn = await ensureDemoSignIn(database.db);
+  const users = await demoUsers(keysFile, await demo.seedDemoAccount(database.db));
+  const demoSignIn = await demo.ensureDemoSignIn(database.db) ? demo.DEMO_SIGN_IN : undefined;
   const service = await listening(workers > 1 ? serviceWorkers(serviceConfig, workers, database) : startService(serviceConfig, { database }), portOption);
   let gateway: RunningGateway;
   try {

@@ -10,6 +10,7 @@ import { indexModel } from '../odata/model-index.js';
 import type { ServiceConfig } from './config.js';
 import { SERVICE_ROOT_PATH } from './config.js';
 import { Authenticator } from './http/authenticator.js';
+import { registerClosingAnswers } from './http/closing-answers.js';
 import { DEFAULT_KEY_HEADER, credentialOf, redactApiKey } from './http/credentials.js';
 import { sendClientError, sendFrameworkError } from './odata-server/error-handler.js';
 import { ForbiddenError, UnauthorizedError } from './odata-server/errors.js';
@@ -96,6 +97,7 @@ export function buildService(config: ServiceConfig, database: DatabaseHandle, op
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  registerClosingAnswers(app);
 
   const metrics = createServiceMetrics(timeTrackingModel, SERVICE_ROOT_PATH, database.poolStats);
   registerServiceOps(app, database, metrics);

@@ -11,6 +11,8 @@ import { AccountAdminError } from './account-errors.js';
 import * as input from './account-input.js';
 import type { Role } from './account-input.js';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-keys.js';
+import { updateUserRow } from './user-details.js';
+import type { UserChange } from './user-details.js';
 
 export type { Role } from './account-input.js';
 
@@ -122,14 +124,17 @@ export async function findUserId(db: Kysely<Database>, userId: number): Promise<
   return withTransaction(db, async (trx) => (await findUser(trx, userId)).id);
 }
 
+/** Who changes a user (LastChangeAuthor) from which version of the row (a form's); the CLI names neither. */
+export type ChangedBy = Pick<UserChange, 'authorUserId' | 'expectedVersion'>;
+
 /**
  * Activates or deactivates a user. A deactivated user can neither sign in nor use the API
  * (authenticate.ts, sessions.ts check it on every request); their sessions are ended as well.
  */
-export async function setActive(db: Kysely<Database>, userId: number, active: boolean): Promise<number> {
+export async function setActive(db: Kysely<Database>, userId: number, active: boolean, by: ChangedBy = {}): Promise<number> {
   return withTransaction(db, async (trx) => {
     const user = await findUser(trx, userId);
-    await trx.updateTable('users').set({ active: active ? 1 : 0 }).where('id', '=', user.id).execute();
+    await updateUserRow(trx, { accountId: user.account_id, userId: user.id, ...by }, { active: active ? 1 : 0 });
     if (!active) await trx.deleteFrom('web_sessions').where('user_id', '=', user.id).execute();
     return user.id;
   });
@@ -140,7 +145,7 @@ export async function setActive(db: Kysely<Database>, userId: number, active: bo
  * request. The account's last active administrator cannot be made a standard user (nobody could
  * then manage projects or lock entries through the API or the web interface).
  */
-export async function setRole(db: Kysely<Database>, userId: number, role: Role): Promise<number> {
+export async function setRole(db: Kysely<Database>, userId: number, role: Role, by: ChangedBy = {}): Promise<number> {
   const accessRights = input.accessRights(role);
   return withTransaction(db, async (trx) => {
     const user = await findUser(trx, userId);
@@ -152,7 +157,7 @@ export async function setRole(db: Kysely<Database>, userId: number, role: Role):
         throw new AccountAdminError('last-admin', `user ${user.id} is the last active administrator of account ${user.account_id}`);
       }
     }
-    await trx.updateTable('users').set({ access_rights: accessRights, last_change_time: Date.now() }).where('id', '=', user.id).execute();
+    await updateUserRow(trx, { accountId: user.account_id, userId: user.id, ...by }, { access_rights: accessRights });
     return user.id;
   });
 }

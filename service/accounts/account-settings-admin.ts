@@ -3,17 +3,17 @@
 // only reads these (data-model.md: AccountSettings is read-only there); the web administration
 // pages change them too, under the same rules (account-settings-rules.ts) and messages.
 import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
 import type { AccountSettingsTable, Database } from '../storage/schema.js';
 import { withTransaction } from '../storage/transaction.js';
 import { AccountAdminError } from './account-errors.js';
 import { closeDateText } from './account-admin.js';
 import * as input from './account-input.js';
+import { LABELLED_ENTITIES } from './account-input.js';
+import type { LabelledEntity } from './account-input.js';
 import * as rules from '../timetracking/account-settings-rules.js';
 import type { LabelledType } from '../timetracking/account-settings-rules.js';
 
-export type LabelledEntity = 'project' | 'client' | 'task' | 'user' | 'time-entry';
-
-export const LABELLED_ENTITIES: readonly LabelledEntity[] = ['project', 'client', 'task', 'user', 'time-entry'];
 
 export interface CustomLabelChange {
   readonly entity: LabelledEntity;
@@ -91,6 +91,8 @@ export async function updateSettings(db: Kysely<Database>, accountId: number, ch
       ...(change.hourlyRates === undefined ? {} : { hourly_rates_enabled: change.hourlyRates ? 1 : 0 }),
       ...(keptDay === undefined ? {} : { booking_close_date: keptDay === null ? null : rules.closeInstant(keptDay, zone) }),
       ...labels,
+      // A settings form open meanwhile is now stale (row-versions.ts): it cannot undo this change.
+      version: sql`version + 1`,
     }).where('account_id', '=', id).execute();
     return readSettings(trx, id);
   });

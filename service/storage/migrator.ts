@@ -9,6 +9,7 @@ import { initialSchema } from './migrations/001-initial.js';
 import { deletedEntryOwner } from './migrations/002-deleted-entry-owner.js';
 import { webSignIn } from './migrations/003-web-sign-in.js';
 import { rowVersions } from './migrations/004-row-versions.js';
+import { internalRowVersions } from './migrations/005-internal-row-versions.js';
 import { MigrationFailedError } from './storage-errors.js';
 import type { Database } from './schema.js';
 
@@ -18,6 +19,7 @@ const MIGRATIONS: ReadonlyArray<readonly [name: string, create: (dialect: Dialec
   ['002-deleted-entry-owner', deletedEntryOwner],
   ['003-web-sign-in', webSignIn],
   ['004-row-versions', rowVersions],
+  ['005-internal-row-versions', internalRowVersions],
 ];
 
 export function migrationProvider(dialect: DialectName): MigrationProvider {

@@ -29,7 +29,10 @@ export interface ChangeStamp {
   last_change_author: number;
 }
 
-/** The row version of the tables clients write (migration 004): 1 on insert, bumped by each change. */
+/**
+ * The row version (migration 004 for the tables clients write, the EDMX's Version; 005 for users
+ * and account settings, internal): 1 on insert, bumped by each change.
+ */
 export interface RowVersion {
   version: Generated<number>;
 }
@@ -40,7 +43,7 @@ export interface AccountsTable {
   created_at: EpochMs;
 }
 
-export interface UsersTable extends CustomFields, ChangeStamp {
+export interface UsersTable extends CustomFields, ChangeStamp, RowVersion {
   id: Generated<number>;
   account_id: number;
   title: string | null;
@@ -93,7 +96,7 @@ export interface InvitationsTable {
   used_at: EpochMs | null;
 }
 
-export interface AccountSettingsTable {
+export interface AccountSettingsTable extends RowVersion {
   id: Generated<number>;
   account_id: number;
   company_name: string;

@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import type { EdmRecord } from '../../odata/edm.js';
 import type { ModelIndex } from '../../odata/model-index.js';
 import type { EntityType } from '../../odata/model.js';
-import { ForbiddenError } from '../odata-server/errors.js';
+import { ForbiddenError, PreconditionFailedError } from '../odata-server/errors.js';
 import { PayloadRules } from '../odata-server/payload-rules.js';
 import type { Database } from '../storage/schema.js';
 import { withTransaction } from '../storage/transaction.js';
@@ -32,17 +32,30 @@ export class AccountChanges {
 
   /**
    * Changes the given properties of the caller's account settings (EDMX names, typed values;
-   * BookingCloseDate an instant or null). A ValidationError names the first property refused.
+   * BookingCloseDate an instant or null) while they are still `expectedVersion` (the internal
+   * row version the form showed, migration 005), compared in the statement that writes: a
+   * PreconditionFailedError when they have changed meanwhile. A ValidationError names the first
+   * property refused.
    */
-  async changeSettings(caller: Caller, values: EdmRecord): Promise<void> {
+  async changeSettings(caller: Caller, values: EdmRecord, expectedVersion: number): Promise<void> {
     if (!caller.isAdmin) throw new ForbiddenError(settingsMessages.adminsOnly(), LANG);
     const checked = checkedSettings(this.rules.forAdministration(this.settingsType, values));
     const row: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(checked)) {
       row[columnName(name)] = typeof value === 'boolean' ? (value ? 1 : 0) : value instanceof Date ? value.getTime() : value;
     }
-    if (Object.keys(row).length === 0) return;
-    await this.db.updateTable('account_settings').set(row).where('account_id', '=', caller.accountId).execute();
+    const result = await this.db.updateTable('account_settings').set({ ...row, version: sql`version + 1` })
+      .where('account_id', '=', caller.accountId).where('version', '=', expectedVersion).executeTakeFirst();
+    if (result.numUpdatedRows === 0n) throw new PreconditionFailedError();
+  }
+
+  /**
+   * The internal version of the caller's account settings. Read before the settings themselves,
+   * so a change between the two reads makes the form stale (refused) rather than blind.
+   */
+  async settingsVersion(caller: Caller): Promise<number> {
+    const row = await this.db.selectFrom('account_settings').select('version').where('account_id', '=', caller.accountId).executeTakeFirstOrThrow();
+    return row.version;
   }
 
   /**

@@ -22,13 +22,18 @@ const ORDER: Readonly<Record<SetName, string>> = {
   Clients: 'Name', Projects: 'Name', Tasks: 'Description', Users: 'LastName', TimeEntries: 'StartTime', AccountSettings: 'ID',
 };
 
+/** The id a URL names: a positive Edm.Int32; undefined for anything else (no such entity). */
+function idOf(text: string): number | undefined {
+  return /^\d{1,10}$/.test(text) && Number(text) > 0 && Number(text) <= 2_147_483_647 ? Number(text) : undefined;
+}
+
 export class Administration {
   readonly messages: ValidationMessages;
   private readonly rules: PayloadRules;
   private readonly changes: AccountChanges;
   private readonly sets = new Map<SetName, { set: EntitySet; type: EntityType }>();
 
-  constructor(index: ModelIndex, private readonly source: TimeTrackingDataSource, readonly db: Kysely<Database>) {
+  constructor(private readonly index: ModelIndex, private readonly source: TimeTrackingDataSource, readonly db: Kysely<Database>) {
     this.messages = source.messages;
     this.rules = new PayloadRules(index.model, source.messages);
     this.changes = new AccountChanges(db, index);
@@ -54,8 +59,9 @@ export class Administration {
 
   /** One entity the caller reads; undefined for any other id (another account's, none, no number). */
   async one(caller: Caller, name: SetName, idText: string): Promise<EdmRecord | undefined> {
-    if (!/^\d{1,10}$/.test(idText) || Number(idText) <= 0 || Number(idText) > 2_147_483_647) return undefined;
-    const page = await this.source.query(caller, { ...this.of(name), constraints: [{ property: 'ID', values: [Number(idText)] }], orderBy: [], limit: 1 });
+    const id = idOf(idText);
+    if (id === undefined) return undefined;
+    const page = await this.source.query(caller, { ...this.of(name), constraints: [{ property: 'ID', values: [id] }], orderBy: [], limit: 1 });
     return page.records[0];
   }
 
@@ -71,9 +77,29 @@ export class Administration {
     await this.source.update(caller, set, { key, values: this.rules.forUpdate(type, key, values, 'merge'), mode: 'merge', condition });
   }
 
-  /** A new user's values (names, address) checked against the model's User type, with the API's messages. */
-  checkUser(values: EdmRecord): EdmRecord {
-    return this.rules.forAdministration(this.of('Users').type, values);
+  /**
+   * A user's values (names, address, ...) checked against the model's User type, with the API's
+   * messages or the page's (`messages`).
+   */
+  checkUser(values: EdmRecord, messages?: ValidationMessages): EdmRecord {
+    const rules = messages === undefined ? this.rules : new PayloadRules(this.index.model, messages);
+    return rules.forAdministration(this.of('Users').type, values);
+  }
+
+  /**
+   * The internal row version (migration 005) of a user of the caller's account; undefined for
+   * another account's or none. Read before the row's values (here and in settingsVersion), so a
+   * change between the two reads makes the form stale (refused) rather than blind.
+   */
+  async userVersion(caller: Caller, idText: string): Promise<number | undefined> {
+    const id = idOf(idText);
+    if (id === undefined) return undefined;
+    const row = await this.db.selectFrom('users').select('version').where('account_id', '=', caller.accountId).where('id', '=', id).executeTakeFirst();
+    return row?.version;
+  }
+
+  settingsVersion(caller: Caller): Promise<number> {
+    return this.changes.settingsVersion(caller);
   }
 
   /** The account's settings (one entity per account). */
@@ -83,8 +109,9 @@ export class Administration {
     return settings;
   }
 
-  changeSettings(caller: Caller, values: EdmRecord): Promise<void> {
-    return this.changes.changeSettings(caller, values);
+  /** Changes the settings while they are still `version` (else PreconditionFailedError). */
+  changeSettings(caller: Caller, values: EdmRecord, version: number): Promise<void> {
+    return this.changes.changeSettings(caller, values, version);
   }
 
   lockEntries(caller: Caller, before: number, locked: boolean): Promise<number> {

@@ -5,6 +5,11 @@
 // writes. So two tabs, two people, a form and an API client or the stopwatch meet one rule, and
 // nothing here compares versions itself: a stale form is refused by the data source (412, or 404
 // when the row went), and the page then shows what the row is now.
+//
+// Users and account settings have no Version in the model (the API only reads them); their
+// internal `version` column (migration 005) travels in the same hidden field under the same
+// rules, and the account writes compare it in their statement the same way (user-details.ts,
+// account-changes.ts), refusing a stale one with the same PreconditionFailedError.
 import type { EdmRecord } from '../../odata/edm.js';
 import { ResourceNotFoundError } from '../../odata/errors.js';
 import { concurrencyProperties } from '../../odata/etag.js';
@@ -29,7 +34,12 @@ function versionProperty(type: EntityType): string {
 
 /** The hidden field of a form that changes or deletes `record`: the version it shows. */
 export function versionField(type: EntityType, record: EdmRecord): Html {
-  return html`<input type="hidden" name="${FIELD}" value="${String(record[versionProperty(type)])}">`;
+  return internalVersionField(record[versionProperty(type)] as number);
+}
+
+/** The hidden field of a form that changes a row with an internal version (users, account settings). */
+export function internalVersionField(version: number): Html {
+  return html`<input type="hidden" name="${FIELD}" value="${String(version)}">`;
 }
 
 /** The write condition of a change made on `record` as just read (no form between the read and the write). */
@@ -44,9 +54,15 @@ export function versionOf(type: EntityType, record: EdmRecord): WriteCondition {
  * write without a condition.
  */
 export function postedVersion(type: EntityType, body: unknown): WriteCondition | undefined {
+  const version = postedInternalVersion(body);
+  return version === undefined ? undefined : { [versionProperty(type)]: version };
+}
+
+/** The internal version a posted form was rendered from; undefined when missing or garbled, as above. */
+export function postedInternalVersion(body: unknown): number | undefined {
   const text = formText(body, FIELD, 20);
   if (!/^\d{1,10}$/.test(text) || Number(text) < 1 || Number(text) > INT32_MAX) return undefined;
-  return { [versionProperty(type)]: Number(text) };
+  return Number(text);
 }
 
 /**

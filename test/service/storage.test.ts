@@ -76,7 +76,7 @@ describe.each(testDatabases)('storage on $name', (kind) => {
   afterAll(() => place.dispose());
 
   it('migrates a new database once and a current one not again', async () => {
-    expect(handle.appliedMigrations).toEqual(['001-initial', '002-deleted-entry-owner', '003-web-sign-in', '004-row-versions']);
+    expect(handle.appliedMigrations).toEqual(['001-initial', '002-deleted-entry-owner', '003-web-sign-in', '004-row-versions', '005-internal-row-versions']);
     const again = await place.open();
     expect(again.appliedMigrations).toEqual([]);
     for (const table of ['accounts', 'users', 'api_keys', 'account_settings', 'clients', 'projects', 'tasks',
@@ -84,7 +84,7 @@ describe.each(testDatabases)('storage on $name', (kind) => {
       await expect(count(again.db, table)).resolves.toBeGreaterThanOrEqual(0);
     }
     const recorded = await sql<{ name: string }>`select name from kysely_migration`.execute(again.db);
-    expect(recorded.rows.map((row) => row.name)).toEqual(['001-initial', '002-deleted-entry-owner', '003-web-sign-in', '004-row-versions']);
+    expect(recorded.rows.map((row) => row.name)).toEqual(['001-initial', '002-deleted-entry-owner', '003-web-sign-in', '004-row-versions', '005-internal-row-versions']);
     expect(await count(db, 'accounts')).toBe(2);
   });
 
@@ -92,7 +92,7 @@ describe.each(testDatabases)('storage on $name', (kind) => {
     const fresh = await kind.create();
     try {
       const outputs = await Promise.all(Array.from({ length: 3 }, () => openInChildProcess(fresh.url)));
-      expect(outputs.flatMap((output) => JSON.parse(output) as string[])).toEqual(['001-initial', '002-deleted-entry-owner', '003-web-sign-in', '004-row-versions']);
+      expect(outputs.flatMap((output) => JSON.parse(output) as string[])).toEqual(['001-initial', '002-deleted-entry-owner', '003-web-sign-in', '004-row-versions', '005-internal-row-versions']);
     } finally {
       await fresh.dispose();
     }
@@ -114,7 +114,7 @@ describe.each(testDatabases)('storage on $name', (kind) => {
         const fresh = await kind.create();
         try {
           const opened = await fresh.open();
-          expect(opened.appliedMigrations).toEqual(['001-initial', '002-deleted-entry-owner', '003-web-sign-in', '004-row-versions']);
+          expect(opened.appliedMigrations).toEqual(['001-initial', '002-deleted-entry-owner', '003-web-sign-in', '004-row-versions', '005-internal-row-versions']);
           if (opened.dialect.name === 'postgres') {
             const tables = await opened.db.introspection.getTables({ withInternalKyselyTables: true });
             const own = (await sql<{ schema: string }>`select current_schema() as schema`.execute(opened.db)).rows[0]?.schema;

@@ -77,6 +77,12 @@ describe('the administration pages in headless Chromium', () => {
     await admin.getByRole('button', { name: 'Zuordnungen speichern' }).click();
     await expect.poll(() => admin.locator('main [role=status]').innerText()).toBe('Gespeichert.');
     expect(await admin.getByLabel('Mobile App').isChecked()).toBe(true);
+    // Her details are changed on the same page.
+    await admin.getByLabel('Titel').fill('Dr.');
+    await admin.getByLabel('Kommentar').fill('Teilzeit');
+    await admin.getByRole('button', { name: 'Angaben speichern' }).click();
+    await expect.poll(() => admin.locator('main [role=status]').innerText()).toBe('Gespeichert.');
+    expect(await admin.getByLabel('Kommentar').inputValue()).toBe('Teilzeit');
 
     // Lena sets her password through the link and books on Mobile App.
     const lenaContext = await browser.newContext({ ...DESKTOP, locale: 'de-DE' });

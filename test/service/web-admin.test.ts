@@ -227,16 +227,19 @@ describe.each(testDatabases)('administration pages on $name', (kind) => {
     expect((await t.database.db.selectFrom('projects').select('assigned_users').where('id', '=', other.projectId).executeTakeFirstOrThrow()).assigned_users).toBeNull();
     expect((await t.database.db.selectFrom('projects').select('assigned_users').where('id', '=', mobile.id).executeTakeFirstOrThrow()).assigned_users).toBe(mobile.assigned_users);
 
-    // Role, access, a new link; never one's own.
-    expect((await alex.post(`/admin/employees/${lena.id}/role`, { role: 'admin' })).status).toBe(303);
+    // Role, access, a new link; never one's own. Each form carries the version of Lena's row it was made from.
+    const lenasVersion = async () => formVersion((await alex.get(`/admin/employees/${lena.id}`)).text, `/admin/employees/${lena.id}/role`) as string;
+    expect((await alex.post(`/admin/employees/${lena.id}/role`, { role: 'admin', version: await lenasVersion() })).status).toBe(303);
     expect((await t.database.db.selectFrom('users').select('access_rights').where('id', '=', lena.id).executeTakeFirstOrThrow()).access_rights).toBe(20);
-    expect((await alex.post(`/admin/employees/${lena.id}/role`, { role: 'root' })).status).toBe(422);
-    expect((await alex.post(`/admin/employees/${lena.id}/role`, { role: 'user' })).status).toBe(303);
-    expect((await alex.post(`/admin/employees/${lena.id}/active`, { active: 'nein' })).status).toBe(422);
-    expect((await alex.post(`/admin/employees/${lena.id}/active`, { active: '0' })).status).toBe(303);
+    expect((await alex.post(`/admin/employees/${lena.id}/role`, { role: 'root', version: await lenasVersion() })).status).toBe(422);
+    expect((await alex.post(`/admin/employees/${lena.id}/role`, { role: 'user', version: await lenasVersion() })).status).toBe(303);
+    expect((await alex.post(`/admin/employees/${lena.id}/active`, { active: 'nein', version: await lenasVersion() })).status).toBe(422);
+    expect((await alex.post(`/admin/employees/${lena.id}/active`, { active: '0', version: await lenasVersion() })).status).toBe(303);
     expect((await browser.get('/stopwatch')).status).toBe(303);
     expect((await alex.post(`/admin/employees/${lena.id}/invitation`)).status).toBe(422);
-    expect((await alex.post(`/admin/employees/${lena.id}/active`, { active: '1' })).status).toBe(303);
+    expect((await alex.post(`/admin/employees/${lena.id}/active`, { active: '1', version: await lenasVersion() })).status).toBe(303);
+    // Each change is stamped with its author, as the API's writes are.
+    expect(await t.database.db.selectFrom('users').select(['last_change_author', 'version']).where('id', '=', lena.id).executeTakeFirst()).toEqual({ last_change_author: t.admin.userId, version: 5 });
     const again = await alex.post(`/admin/employees/${lena.id}/invitation`);
     expect(again.status).toBe(201);
     expect(again.text).toContain('id="invitation-link"');
@@ -247,7 +250,8 @@ describe.each(testDatabases)('administration pages on $name', (kind) => {
   });
 
   it('changes the account settings with the messages of the rules; the close date is a day on the account\'s clock', async () => {
-    await alex.get('/admin/settings');
+    // Every save carries the version of the settings its form was made from (web-row-versions.test.ts).
+    const version = async () => formVersion((await alex.get('/admin/settings')).text, '/admin/settings') as string;
     const base = { CompanyName: 'Demo GmbH & Co. KG', TimeZone: 'Europe/Berlin', Currency: 'eur', BookingCloseDate: '2026-11-01', HourlyRatesEnabled: '1' };
     const refusals: Array<[Record<string, string>, string]> = [
       [{ ...base, CompanyName: '' }, 'Die Kontoeinstellung kann nicht gespeichert werden: CompanyName ist ein Pflichtfeld.'],
@@ -260,12 +264,12 @@ describe.each(testDatabases)('administration pages on $name', (kind) => {
     ];
     const before = await t.database.db.selectFrom('account_settings').selectAll().where('account_id', '=', t.accountId).executeTakeFirstOrThrow();
     for (const [form, message] of refusals) {
-      const refused = await alex.post('/admin/settings', form);
+      const refused = await alex.post('/admin/settings', { ...form, version: await version() });
       expect(refused.status, message).toBe(422);
       expect(refused.text, message).toContain(message);
     }
     expect(await t.database.db.selectFrom('account_settings').selectAll().where('account_id', '=', t.accountId).executeTakeFirstOrThrow()).toEqual(before);
-    expect((await alex.post('/admin/settings', { ...base, TaskCustom3Label: 'Abteilung' })).status).toBe(303);
+    expect((await alex.post('/admin/settings', { ...base, TaskCustom3Label: 'Abteilung', version: await version() })).status).toBe(303);
     const after = await t.database.db.selectFrom('account_settings').selectAll().where('account_id', '=', t.accountId).executeTakeFirstOrThrow();
     expect(after).toMatchObject({
       company_name: 'Demo GmbH & Co. KG', time_zone: 'Europe/Berlin', currency: 'EUR', hourly_rates_enabled: 1,
@@ -279,7 +283,7 @@ describe.each(testDatabases)('administration pages on $name', (kind) => {
     const api = await fetch(`${t.root}/AccountSettings?$format=json`, { headers: { 'x-serviceapikey': t.jana.apiKey } });
     expect(((await api.json()) as { d: { results: Array<{ CompanyName: string }> } }).d.results[0]?.CompanyName).toBe('Demo GmbH & Co. KG');
     // A change of zone reads the close date on the new zone's clock.
-    expect((await alex.post('/admin/settings', { ...base, TimeZone: 'America/New_York' })).status).toBe(303);
+    expect((await alex.post('/admin/settings', { ...base, TimeZone: 'America/New_York', version: await version() })).status).toBe(303);
     expect((await t.database.db.selectFrom('account_settings').select('booking_close_date').where('account_id', '=', t.accountId).executeTakeFirstOrThrow()).booking_close_date)
       .toBe(instantOf('2026-11-01', 0, 'America/New_York'));
     expect((await alex.get('/admin/settings')).text).toContain('<option>UTC</option>');
@@ -364,9 +368,9 @@ describe.each(testDatabases)('administration pages on $name', (kind) => {
     expect(team.text).toContain('<th scope="col">Ticket</th>');
     expect(team.text).toContain('<td>T-4711</td>');
     // Relabelled in the settings, the forms follow.
-    await alex.get('/admin/settings');
+    const version = formVersion((await alex.get('/admin/settings')).text, '/admin/settings') as string;
     const settings = await t.database.db.selectFrom('account_settings').selectAll().where('account_id', '=', t.accountId).executeTakeFirstOrThrow();
-    expect((await alex.post('/admin/settings', { CompanyName: settings.company_name, TimeZone: settings.time_zone, Currency: settings.currency, TimeEntryCustom1Label: 'Vorgang', ClientCustom2Label: 'Branche' })).status).toBe(303);
+    expect((await alex.post('/admin/settings', { version, CompanyName: settings.company_name, TimeZone: settings.time_zone, Currency: settings.currency, TimeEntryCustom1Label: 'Vorgang', ClientCustom2Label: 'Branche' })).status).toBe(303);
     expect((await jana.get(`/timesheet/entries/${row.id}`)).text).toContain('<label for="Custom1">Vorgang</label>');
     const clientForm = await alex.get('/admin/clients/new');
     expect(clientForm.text).toContain('<label for="f-Custom2">Branche</label>');

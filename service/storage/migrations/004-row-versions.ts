@@ -7,12 +7,13 @@ import type { Kysely, Migration } from 'kysely';
 
 const VERSIONED_TABLES = ['projects', 'clients', 'tasks', 'time_entries'] as const;
 
+/** Adds the `version` column (1 for existing and new rows) to each table; 005 uses it too. */
+export async function addRowVersion(db: Kysely<unknown>, tables: readonly string[]): Promise<void> {
+  for (const table of tables) {
+    await db.schema.alterTable(table).addColumn('version', 'integer', (c) => c.notNull().defaultTo(1)).execute();
+  }
+}
+
 export function rowVersions(): Migration {
-  return {
-    async up(db: Kysely<unknown>): Promise<void> {
-      for (const table of VERSIONED_TABLES) {
-        await db.schema.alterTable(table).addColumn('version', 'integer', (c) => c.notNull().defaultTo(1)).execute();
-      }
-    },
-  };
+  return { up: (db: Kysely<unknown>) => addRowVersion(db, VERSIONED_TABLES) };
 }

@@ -2,10 +2,13 @@
 // one-time link is shown in the answer, for the administrator to copy and pass on), a new link
 // for one who has lost theirs, deactivating and reactivating, the role, and the projects they
 // may book on (the projects' AssignedUsers, changed through the project rules of the API).
-// Administrators cannot change their own role or access here (no locking oneself out).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+// Administrators cannot change their own role or access here (no locking oneself out). The
+// details form is admin-employee-details.ts; every form that changes the user's row carries its
+// internal row version (row-versions.ts), so two administrators cannot overwrite each other.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { EdmRecord } from '../../../odata/edm.js';
 import { inviteUser, setActive, setRole } from '../../accounts/account-admin.js';
+import type { ChangedBy } from '../../accounts/account-admin.js';
 import { AccountAdminError } from '../../accounts/account-errors.js';
 import { INVITATION_PATH, createInvitation } from '../../accounts/invitations.js';
 import { ACCESS_RIGHTS } from '../../storage/schema.js';
@@ -18,7 +21,9 @@ import { fill } from '../i18n.js';
 import { csrfField, described, field } from '../layout.js';
 import type { WebDependencies } from '../plugin.js';
 import { sendPage } from '../plugin.js';
-import { isStale, versionOf } from '../row-versions.js';
+import { internalVersionField, isStale, postedInternalVersion, versionOf } from '../row-versions.js';
+import { detailsForm, detailsStateOf, registerEmployeeDetails } from './admin-employee-details.js';
+import type { DetailsState, Employee } from './admin-employee-details.js';
 import { adminPage, administrator, notFound, refusalOf } from './admin.js';
 
 const INVITE_FIELDS = ['FirstName', 'LastName', 'Email'] as const;
@@ -100,34 +105,50 @@ export function registerEmployeePages(admin: FastifyInstance, deps: WebDependenc
     return sendPage(reply, 422, await listPage(request, form, errors));
   });
 
-  /** The account's user of the URL; undefined (and 404 sent) for another account's or none. */
-  async function userOf(request: FastifyRequest): Promise<EdmRecord | undefined> {
-    return administration.one(administrator(request).caller, 'Users', (request.params as { id: string }).id);
+  /**
+   * The account's user of the URL with their row version, read first (so a change between the
+   * reads makes the page's forms stale, never blind); undefined for another account's or none.
+   */
+  async function employeeOf(request: FastifyRequest): Promise<Employee | undefined> {
+    const caller = administrator(request).caller;
+    const id = (request.params as { id: string }).id;
+    const version = await administration.userVersion(caller, id);
+    const user = version === undefined ? undefined : await administration.one(caller, 'Users', id);
+    return user === undefined || version === undefined ? undefined : { user, version };
   }
 
-  async function detailPage(request: FastifyRequest, user: EdmRecord, options: { created?: Html; error?: string; notice?: string } = {}): Promise<string> {
+  interface DetailOptions {
+    created?: Html; error?: string; notice?: string;
+    /** The details form as typed (or refused as stale), else the user's values on their version. */
+    details?: { state: DetailsState; errors: FieldErrors; version: number };
+  }
+
+  async function detailPage(request: FastifyRequest, employee: Employee, options: DetailOptions = {}): Promise<string> {
     const ctx = request.page;
     const { t } = ctx;
+    const { user, version } = employee;
     const session = administrator(request);
     const isSelf = user.ID === session.caller.userId;
-    const projects = await administration.list(session.caller, 'Projects');
+    const [projects, labelled] = await Promise.all([administration.list(session.caller, 'Projects'), deps.bookings.customLabels(session.caller, 'User')]);
     const id = String(user.ID);
     const listed = (p: EdmRecord) => typeof p.AssignedUsers === 'string' && p.AssignedUsers.split(',').includes(id);
+    const details = options.details ?? { state: detailsStateOf(user), errors: {}, version };
     return adminPage(ctx, fullName(user), html`
       ${options.created ?? ''}
       <p>${user.Email as string} · ${user.AccessRights === ACCESS_RIGHTS.administrator ? t.roleAdmin : t.roleUser} · ${user.Active === true ? t.active : t.inactive}</p>
       ${isSelf ? html`<p class="hint">${t.ownAccount}</p>` : html`
       <section class="card" aria-labelledby="access">
         <h2 id="access">${t.role}</h2>
-        <form method="post" action="/admin/employees/${id}/role" class="inline">${csrfField(ctx)}
+        <form method="post" action="/admin/employees/${id}/role" class="inline">${csrfField(ctx)}${internalVersionField(version)}
           ${field('f-role', t.role, html`<select id="f-role" name="role"><option value="user"${flag('selected', user.AccessRights !== ACCESS_RIGHTS.administrator)}>${t.roleUser}</option><option value="admin"${flag('selected', user.AccessRights === ACCESS_RIGHTS.administrator)}>${t.roleAdmin}</option></select>`, undefined)}
           <button type="submit">${t.saveRole}</button>
         </form>
         <div class="actions">
-          <form method="post" action="/admin/employees/${id}/active">${csrfField(ctx)}<input type="hidden" name="active" value="${user.Active === true ? '0' : '1'}"><button type="submit">${user.Active === true ? t.deactivate : t.reactivate}</button></form>
+          <form method="post" action="/admin/employees/${id}/active">${csrfField(ctx)}${internalVersionField(version)}<input type="hidden" name="active" value="${user.Active === true ? '0' : '1'}"><button type="submit">${user.Active === true ? t.deactivate : t.reactivate}</button></form>
           ${user.Active === true ? html`<form method="post" action="/admin/employees/${id}/invitation">${csrfField(ctx)}<button type="submit">${t.newInvitation}</button></form>` : ''}
         </div>
       </section>`}
+      ${detailsForm(ctx, id, details.state, details.version, details.errors, labelled)}
       <section class="card" aria-labelledby="assigned">
         <h2 id="assigned">${t.assignedProjects}</h2>
         <form method="post" action="/admin/employees/${id}/projects">${csrfField(ctx)}
@@ -144,54 +165,75 @@ export function registerEmployeePages(admin: FastifyInstance, deps: WebDependenc
   }
 
   admin.get('/employees/:id', async (request, reply) => {
-    const user = await userOf(request);
-    if (user === undefined) return notFound(request, reply);
+    const employee = await employeeOf(request);
+    if (employee === undefined) return notFound(request, reply);
     const done = (request.query as { done?: string }).done;
-    return sendPage(reply, 200, await detailPage(request, user, { notice: done === 'saved' ? request.page.t.saved : undefined }));
+    return sendPage(reply, 200, await detailPage(request, employee, { notice: done === 'saved' ? request.page.t.saved : undefined }));
   });
 
+  registerEmployeeDetails(admin, deps, employeeOf, detailPage);
+
   /** Changes of one's own access are refused (403): no administrator locks themselves out. */
-  async function otherUser(request: FastifyRequest, reply: Parameters<typeof notFound>[1]): Promise<EdmRecord | undefined> {
-    const user = await userOf(request);
-    if (user === undefined) {
+  async function otherUser(request: FastifyRequest, reply: FastifyReply): Promise<Employee | undefined> {
+    const employee = await employeeOf(request);
+    if (employee === undefined) {
       notFound(request, reply);
       return undefined;
     }
-    if (user.ID === administrator(request).caller.userId) {
-      void sendPage(reply, 403, await detailPage(request, user, { error: request.page.t.ownAccount }));
+    if (employee.user.ID === administrator(request).caller.userId) {
+      void sendPage(reply, 403, await detailPage(request, employee, { error: request.page.t.ownAccount }));
       return undefined;
     }
-    return user;
+    return employee;
+  }
+
+  /**
+   * A change of the user's access from the version the page showed (row-versions.ts): a garbled
+   * version is 400, a change by someone else meanwhile 409 with the page as it is now.
+   */
+  async function changeAccess(request: FastifyRequest, reply: FastifyReply, employee: Employee, change: (by: ChangedBy) => Promise<unknown>): Promise<FastifyReply> {
+    const { t } = request.page;
+    const expectedVersion = postedInternalVersion(request.body);
+    if (expectedVersion === undefined) return sendPage(reply, 400, await detailPage(request, employee, { error: t.versionMissing }));
+    try {
+      await change({ authorUserId: administrator(request).caller.userId, expectedVersion });
+    } catch (error) {
+      if (!isStale(error)) throw error;
+      const current = await employeeOf(request);
+      if (current === undefined) return notFound(request, reply);
+      return sendPage(reply, 409, await detailPage(request, current, { error: t.changedMeanwhile }));
+    }
+    return reply.redirect(`/admin/employees/${String(employee.user.ID)}?done=saved`, 303);
   }
 
   admin.post('/employees/:id/role', async (request, reply) => {
-    const user = await otherUser(request, reply);
-    if (user === undefined) return reply;
+    const employee = await otherUser(request, reply);
+    if (employee === undefined) return reply;
     const role = formText(request.body, 'role');
-    if (role !== 'user' && role !== 'admin') return sendPage(reply, 422, await detailPage(request, user, { error: request.page.t.required }));
-    await setRole(db, user.ID as number, role);
-    return reply.redirect(`/admin/employees/${String(user.ID)}?done=saved`, 303);
+    if (role !== 'user' && role !== 'admin') return sendPage(reply, 422, await detailPage(request, employee, { error: request.page.t.required }));
+    return changeAccess(request, reply, employee, (by) => setRole(db, employee.user.ID as number, role, by));
   });
 
   admin.post('/employees/:id/active', async (request, reply) => {
-    const user = await otherUser(request, reply);
-    if (user === undefined) return reply;
+    const employee = await otherUser(request, reply);
+    if (employee === undefined) return reply;
     const active = formText(request.body, 'active');
-    if (active !== '0' && active !== '1') return sendPage(reply, 422, await detailPage(request, user, { error: request.page.t.required }));
-    await setActive(db, user.ID as number, active === '1');
-    return reply.redirect(`/admin/employees/${String(user.ID)}?done=saved`, 303);
+    if (active !== '0' && active !== '1') return sendPage(reply, 422, await detailPage(request, employee, { error: request.page.t.required }));
+    return changeAccess(request, reply, employee, (by) => setActive(db, employee.user.ID as number, active === '1', by));
   });
 
   admin.post('/employees/:id/invitation', async (request, reply) => {
-    const user = await otherUser(request, reply);
-    if (user === undefined) return reply;
-    if (user.Active !== true) return sendPage(reply, 422, await detailPage(request, user, { error: request.page.t.inactive }));
-    return sendPage(reply, 201, await detailPage(request, user, { created: await invitationNotice(request, user.ID as number, fullName(user)) }));
+    const employee = await otherUser(request, reply);
+    if (employee === undefined) return reply;
+    const { user } = employee;
+    if (user.Active !== true) return sendPage(reply, 422, await detailPage(request, employee, { error: request.page.t.inactive }));
+    return sendPage(reply, 201, await detailPage(request, employee, { created: await invitationNotice(request, user.ID as number, fullName(user)) }));
   });
 
   admin.post('/employees/:id/projects', async (request, reply) => {
-    const user = await userOf(request);
-    if (user === undefined) return notFound(request, reply);
+    const employee = await employeeOf(request);
+    if (employee === undefined) return notFound(request, reply);
+    const { user } = employee;
     const caller = administrator(request).caller;
     const id = String(user.ID);
     const chosen = new Set(formTexts(request.body, 'project'));
@@ -205,14 +247,14 @@ export function registerEmployeePages(admin: FastifyInstance, deps: WebDependenc
       const next = wants ? [...ids, id] : ids.filter((other) => other !== id);
       // The last one taken off would leave an empty list, which the API reads as "everybody".
       if (next.length === 0) {
-        return sendPage(reply, 422, await detailPage(request, user, { error: fill(request.page.t.lastAssignee, { project: project.Name as string }) }));
+        return sendPage(reply, 422, await detailPage(request, employee, { error: fill(request.page.t.lastAssignee, { project: project.Name as string }) }));
       }
       try {
         // On the version just read: another change of the list in between is not overwritten.
         await administration.update(caller, 'Projects', project.ID as number, { AssignedUsers: next.join(',') }, versionOf(administration.typeOf('Projects'), project));
       } catch (error) {
-        if (isStale(error)) return sendPage(reply, 409, await detailPage(request, user, { error: request.page.t.changedMeanwhile }));
-        return sendPage(reply, 422, await detailPage(request, user, { error: refusalOf(error, []).form }));
+        if (isStale(error)) return sendPage(reply, 409, await detailPage(request, employee, { error: request.page.t.changedMeanwhile }));
+        return sendPage(reply, 422, await detailPage(request, employee, { error: refusalOf(error, []).form }));
       }
     }
     return reply.redirect(`/admin/employees/${id}?done=saved`, 303);

@@ -1,7 +1,10 @@
 // The account settings for administrators: company name, time zone, currency, the booking close
 // date (a day on the account's clock; entries before it are closed for standard users, in these
 // pages and through the API alike: the time-entry rules enforce it), hourly rates on or off, and
-// the labels of the custom fields (shown wherever those fields appear in the forms).
+// the labels of the custom fields (shown wherever those fields appear in the forms). The form
+// carries the settings' internal row version (row-versions.ts): a save from a form older than the
+// settings (another administrator, another tab, `timegate admin set-settings`) is refused with the
+// current values, and nothing is overwritten.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { EdmRecord } from '../../../odata/edm.js';
 import { isTimeZone } from '../../../odata/wall-clock.js';
@@ -16,6 +19,7 @@ import type { Texts } from '../i18n.js';
 import { csrfField, described, field } from '../layout.js';
 import type { WebDependencies } from '../plugin.js';
 import { sendPage } from '../plugin.js';
+import { internalVersionField, isStale, postedInternalVersion } from '../row-versions.js';
 import { adminPage, administrator, refusalOf } from './admin.js';
 
 /** The entity types with custom fields, as the labels' property names begin, and how the page names them. */
@@ -45,7 +49,8 @@ function stateOf(settings: EdmRecord): FormState {
 export function registerSettingsPages(admin: FastifyInstance, deps: WebDependencies): void {
   const { administration } = deps;
 
-  function page(request: FastifyRequest, state: FormState, errors: FieldErrors, notice?: string): string {
+  /** The form with `state`, made from (and carrying) the settings' `version`. */
+  function page(request: FastifyRequest, state: FormState, version: number, errors: FieldErrors, notice?: string): string {
     const ctx = request.page;
     const { t } = ctx;
     const e = (name: string) => errors[name];
@@ -54,7 +59,7 @@ export function registerSettingsPages(admin: FastifyInstance, deps: WebDependenc
     const zones = ZONES.includes(state.TimeZone ?? '') ? ZONES : [state.TimeZone ?? '', ...ZONES];
     return adminPage(ctx, t.settings, html`
       <form method="post" action="/admin/settings" class="card" novalidate>
-        ${csrfField(ctx)}
+        ${csrfField(ctx)}${internalVersionField(version)}
         ${errors.form === undefined ? '' : html`<p class="error" role="alert">${errors.form}</p>`}
         ${input('CompanyName', t.companyName, html` required`)}
         ${field('f-TimeZone', t.timeZone, html`<select id="f-TimeZone" name="TimeZone"${described('f-TimeZone', e('TimeZone'))}>${zones.map((zone) =>
@@ -71,15 +76,23 @@ export function registerSettingsPages(admin: FastifyInstance, deps: WebDependenc
       </form>`, { notice });
   }
 
+  /** The form with the settings as they are now (the version read first: settingsVersion). */
+  async function currentPage(request: FastifyRequest, errors: FieldErrors, notice?: string): Promise<string> {
+    const caller = administrator(request).caller;
+    const version = await administration.settingsVersion(caller);
+    return page(request, stateOf(await administration.settings(caller)), version, errors, notice);
+  }
+
   admin.get('/settings', async (request, reply) => {
-    const settings = await administration.settings(administrator(request).caller);
     const done = (request.query as { done?: string }).done;
-    return sendPage(reply, 200, page(request, stateOf(settings), {}, done === 'saved' ? request.page.t.saved : undefined));
+    return sendPage(reply, 200, await currentPage(request, {}, done === 'saved' ? request.page.t.saved : undefined));
   });
 
   admin.post('/settings', async (request, reply) => {
     const caller = administrator(request).caller;
     const body = request.body;
+    const version = postedInternalVersion(body);
+    if (version === undefined) return sendPage(reply, 400, await currentPage(request, { form: request.page.t.versionMissing }));
     const { values, errors } = recordFromForm(administration.typeOf('AccountSettings'), PLAIN, body, administration.messages);
     // The close date is a day on the clock of the zone being saved; a malformed one gets the
     // forms' own date message, like every date field of these pages.
@@ -92,13 +105,15 @@ export function registerSettingsPages(admin: FastifyInstance, deps: WebDependenc
     else errors.BookingCloseDate = request.page.t.invalidDate;
     if (Object.keys(errors).length === 0) {
       try {
-        await administration.changeSettings(caller, values);
+        await administration.changeSettings(caller, values, version);
         return reply.redirect('/admin/settings?done=saved', 303);
       } catch (error) {
+        if (isStale(error)) return sendPage(reply, 409, await currentPage(request, { form: request.page.t.changedMeanwhile }));
         Object.assign(errors, refusalOf(error, [...PLAIN, 'BookingCloseDate']));
       }
     }
     const state: FormState = Object.fromEntries([...PLAIN, 'BookingCloseDate'].map((name) => [name, formText(body, name, 5000)]));
-    return sendPage(reply, 422, page(request, state, errors));
+    // What was typed, still on the version it was made from: a change meanwhile is caught on the next save.
+    return sendPage(reply, 422, page(request, state, version, errors));
   });
 }
