@@ -1,6 +1,7 @@
 // JSON Schema (2020-12, as OpenAPI 3.1 uses it) of one Edm primitive value in the REST face's
 // JSON shape: Int64 and Decimal travel as strings (no float loss), dates as RFC 3339 text.
 import type { EdmPrimitiveType, FunctionImportParameter, Property } from '../odata/model.js';
+import { EDM_INTEGER_RANGES } from '../odata/model.js';
 
 export type JsonType = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array' | 'null';
 
@@ -32,12 +33,6 @@ export interface JsonSchema {
   'x-enum-varnames'?: string[];
 }
 
-const INTEGER_RANGES: Partial<Record<EdmPrimitiveType, readonly [number, number]>> = {
-  'Edm.Byte': [0, 255],
-  'Edm.SByte': [-128, 127],
-  'Edm.Int16': [-32768, 32767],
-  'Edm.Int32': [-2147483648, 2147483647],
-};
 
 export const INT64_PATTERN = '^-?[0-9]{1,19}$';
 export const BASE64_PATTERN = '^[A-Za-z0-9+/]*={0,2}$';
@@ -67,7 +62,7 @@ type Facets = Pick<Property, 'type' | 'nullable' | 'maxLength' | 'precision' | '
 
 /** Base schema of a primitive type, without nullability. */
 export function primitiveJsonSchema(type: EdmPrimitiveType, facets: Partial<Facets> = {}): JsonSchema {
-  const range = INTEGER_RANGES[type];
+  const range = EDM_INTEGER_RANGES[type];
   if (range) return { type: 'integer', minimum: range[0], maximum: range[1] };
   switch (type) {
     case 'Edm.String':

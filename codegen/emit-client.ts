@@ -1,12 +1,13 @@
 // client.ts: a typed, fetch-based client of the REST face with no runtime dependency. Types
 // come from the generated types.ts; operations from the same RestSurface as openapi.json.
 import type { ClassDeclarationStructure, MethodDeclarationStructure, OptionalKind } from 'ts-morph';
-import { Project, QuoteKind, StructureKind, ts } from 'ts-morph';
+import { Project, QuoteKind, StructureKind } from 'ts-morph';
 import type { Model } from '../odata/model.js';
 import type { Emitter } from './emitter.js';
 import { GENERATED_HEADER } from './emitter.js';
 import { clientRuntimeSource } from './client-runtime.js';
 import { descriptionExamples } from './description-examples.js';
+import { FORMAT_SETTINGS } from './format.js';
 import { keyType, resourceClass, resourceClassName } from './client-resources.js';
 import { tsReturnType } from './client-value-types.js';
 import { schemaNames } from './json-schema.js';
@@ -38,13 +39,7 @@ export function buildClientSource(model: Model): string {
   });
   // Formatted in this fresh project: format.ts's shared project formats a second text under the
   // same file name against the first one's stale snapshot (garbled output), see the report.
-  file.formatText({
-    indentSize: 2,
-    tabSize: 2,
-    convertTabsToSpaces: true,
-    semicolons: ts.SemicolonPreference.Insert,
-    insertSpaceAfterOpeningAndBeforeClosingNonemptyBraces: true,
-  });
+  file.formatText(FORMAT_SETTINGS);
   return `// ${GENERATED_HEADER}\n${file.getFullText()}`;
 }
 

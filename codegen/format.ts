@@ -5,18 +5,21 @@ import { GENERATED_HEADER } from './emitter.js';
 
 const MAX_INLINE_WIDTH = 100;
 
+/** The layout of every emitted file: 2-space indent, semicolons, spaces inside braces. */
+export const FORMAT_SETTINGS: ts.FormatCodeSettings = {
+  indentSize: 2,
+  tabSize: 2,
+  convertTabsToSpaces: true,
+  semicolons: ts.SemicolonPreference.Insert,
+  insertSpaceAfterOpeningAndBeforeClosingNonemptyBraces: true,
+};
+
 const project = new Project({ useInMemoryFileSystem: true, compilerOptions: { allowJs: true } });
 
 /** Formats source text (2-space indent, semicolons) and heads it with the generated-file comment. */
 export function formatSource(fileName: string, text: string): string {
   const file = project.createSourceFile(`/format/${fileName}`, `// ${GENERATED_HEADER}\n${text}`, { overwrite: true });
-  file.formatText({
-    indentSize: 2,
-    tabSize: 2,
-    convertTabsToSpaces: true,
-    semicolons: ts.SemicolonPreference.Insert,
-    insertSpaceAfterOpeningAndBeforeClosingNonemptyBraces: true,
-  });
+  file.formatText(FORMAT_SETTINGS);
   const formatted = file.getFullText();
   project.removeSourceFile(file);
   return formatted.endsWith('\n') ? formatted : `${formatted}\n`;

@@ -17,6 +17,7 @@ import type { AtomEntry, AtomFeed, AtomNavigationLink } from './atom-model.js';
 import { atomEntry, atomFeed, countOf } from './atom-model.js';
 import { PayloadError } from './errors.js';
 import type { ModelIndex } from './model-index.js';
+import { perEntitySet } from './model-index.js';
 import type { EntitySet } from './model.js';
 import { NS_ATOM, NS_METADATA, NS_RELATED, NS_SCHEME } from './namespaces.js';
 import type { XmlElement, XmlParseOptions } from './xml-parser.js';
@@ -47,15 +48,11 @@ export interface CompiledSet {
   readonly entryTemplates: Map<string, EntryTemplate[]>;
 }
 
-const compiled = new WeakMap<ModelIndex, Map<string, CompiledSet>>();
+export const compileSet = perEntitySet(compileEntitySet);
 
-export function compileSet(index: ModelIndex, set: EntitySet): CompiledSet {
-  let sets = compiled.get(index);
-  if (!sets) compiled.set(index, (sets = new Map()));
-  const known = sets.get(set.name);
-  if (known) return known;
+function compileEntitySet(index: ModelIndex, set: EntitySet): CompiledSet {
   const type = index.typeOfSet(set);
-  const result: CompiledSet = {
+  return {
     typeName: type.fullName,
     fields: new Map(type.properties.map((p) => [p.name, xmlElementReader(index, p.type, p.name)])),
     navigations: new Map(
@@ -72,8 +69,6 @@ export function compileSet(index: ModelIndex, set: EntitySet): CompiledSet {
     ),
     entryTemplates: new Map(),
   };
-  sets.set(set.name, result);
-  return result;
 }
 
 function isAtom(element: XmlElement, local: string): boolean {

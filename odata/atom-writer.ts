@@ -23,6 +23,7 @@ import { encodeSegment, entityPath } from './entity-path.js';
 import type { PropertyPart, Selection, TypeParts } from './entry-selection.js';
 import { compilePropertiesWriter, select } from './entry-selection.js';
 import type { ModelIndex } from './model-index.js';
+import { perEntitySet } from './model-index.js';
 import type { EntitySet } from './model.js';
 import { NS_ATOM, NS_DATA, NS_METADATA, NS_RELATED, NS_SCHEME } from './namespaces.js';
 import { SerializationError } from './errors.js';
@@ -127,17 +128,13 @@ function entryPieces(ctx: Context, c: CompiledSet): EntryPieces {
   return pieces;
 }
 
-const compiled = new WeakMap<ModelIndex, Map<string, CompiledSet>>();
+const compileSet = perEntitySet(compileEntitySet);
 
-function compileSet(index: ModelIndex, set: EntitySet): CompiledSet {
-  let sets = compiled.get(index);
-  if (!sets) compiled.set(index, (sets = new Map()));
-  const known = sets.get(set.name);
-  if (known) return known;
+function compileEntitySet(index: ModelIndex, set: EntitySet): CompiledSet {
   const type = index.typeOfSet(set);
   const setName = escapeXmlText(set.name);
   const properties: PropertyPart[] = type.properties.map((p) => ({ name: p.name, prefix: '', write: xmlElementWriter(index, p, 'd:') }));
-  const result: CompiledSet = {
+  return {
     setName,
     keyPath: entityPath(index, set),
     title: flatString(`<title type="text">${setName}</title>`),
@@ -163,8 +160,6 @@ function compileSet(index: ModelIndex, set: EntitySet): CompiledSet {
       };
     }),
   };
-  sets.set(set.name, result);
-  return result;
 }
 
 function context(options: CommonOptions): Context {

@@ -17,6 +17,7 @@ import { FORBIDDEN_KEYS, isPlainObject, valueDecoder } from './json-values.js';
 const forbiddenKeys = FORBIDDEN_KEYS;
 const isObject = isPlainObject;
 import type { ModelIndex } from './model-index.js';
+import { perEntitySet } from './model-index.js';
 import type { EntitySet } from './model.js';
 
 export interface JsonReadLimits {
@@ -127,13 +128,9 @@ interface CompiledSet {
   readonly navigationList: readonly NavigationPart[];
 }
 
-const compiled = new WeakMap<ModelIndex, Map<string, CompiledSet>>();
+const compileSet = perEntitySet(compileEntitySet);
 
-function compileSet(index: ModelIndex, set: EntitySet): CompiledSet {
-  let sets = compiled.get(index);
-  if (!sets) compiled.set(index, (sets = new Map()));
-  const known = sets.get(set.name);
-  if (known) return known;
+function compileEntitySet(index: ModelIndex, set: EntitySet): CompiledSet {
   const type = index.typeOfSet(set);
   const propertyList = type.properties.map((p) => ({ name: p.name, decode: valueDecoder(index, p.type, p.name) }));
   const navigationList = type.navigationProperties.map((nav): NavigationPart => {
@@ -144,7 +141,7 @@ function compileSet(index: ModelIndex, set: EntitySet): CompiledSet {
       target: () => (target ??= compileSet(index, index.navigationTarget(set, nav))),
     };
   });
-  const result: CompiledSet = {
+  return {
     typeName: type.fullName,
     properties: new Map(propertyList.map((p) => [p.name, p.decode])),
     navigations: new Map(navigationList.map((n) => [n.name, n])),
@@ -152,8 +149,6 @@ function compileSet(index: ModelIndex, set: EntitySet): CompiledSet {
     decoders: propertyList.map((p) => p.decode),
     navigationList,
   };
-  sets.set(set.name, result);
-  return result;
 }
 
 function optionalString(meta: Record<string, unknown>, key: string): string | undefined {

@@ -9,7 +9,7 @@
 import type { DateTimeOffsetValue, EdmRecord, EdmValue, TimeValue } from './edm.js';
 import { dateTimeOffset } from './edm.js';
 import type { EdmPrimitiveType } from './model.js';
-import { isEdmPrimitiveType } from './model.js';
+import { EDM_INTEGER_RANGES, isEdmPrimitiveType } from './model.js';
 import type { ModelIndex } from './model-index.js';
 import { formatTime, millisecondsText, parseIsoDateTime, parseTime } from './datetime.js';
 import { PayloadError, SerializationError } from './errors.js';
@@ -116,12 +116,6 @@ export function primitiveEncoder(type: EdmPrimitiveType, name: string): JsonEnco
 // ---------------------------------------------------------------------------------------------
 // Decoding
 
-const RANGES: Partial<Record<EdmPrimitiveType, readonly [number, number]>> = {
-  'Edm.Byte': [0, 255],
-  'Edm.SByte': [-128, 127],
-  'Edm.Int16': [-32768, 32767],
-  'Edm.Int32': [-2147483648, 2147483647],
-};
 const INTEGER = /^[+-]?\d{1,20}$/;
 const DECIMAL = /^-?\d+(?:\.\d+)?$/;
 const CANONICAL_DECIMAL = /^(?:0|-?[1-9]\d*)(?:\.\d*[1-9])?$|^-0\.\d*[1-9]$/;
@@ -245,7 +239,7 @@ export function primitiveDecoder(type: EdmPrimitiveType, name: string): JsonDeco
     case 'Edm.SByte':
     case 'Edm.Int16':
     case 'Edm.Int32': {
-      const [min, max] = RANGES[type] ?? [0, 0];
+      const [min, max] = EDM_INTEGER_RANGES[type] ?? [0, 0];
       return (raw) => {
         if (raw === null) return null;
         const n = typeof raw === 'number' ? raw : typeof raw === 'string' && INTEGER.test(raw) ? Number(raw) : NaN;

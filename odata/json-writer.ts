@@ -11,6 +11,7 @@ import type { PropertyPart, Selection, TypeParts } from './entry-selection.js';
 import { compilePropertiesWriter, select } from './entry-selection.js';
 import { jsonString, valueEncoder } from './json-values.js';
 import type { ModelIndex } from './model-index.js';
+import { perEntitySet } from './model-index.js';
 import type { EntitySet } from './model.js';
 import { encodeSegment, entityPath } from './entity-path.js';
 import type { TextSink } from './utf8-bytes.js';
@@ -71,20 +72,16 @@ interface CompiledSet extends TypeParts<NavigationPart> {
   readonly typeTail: string;
 }
 
-const compiled = new WeakMap<ModelIndex, Map<string, CompiledSet>>();
+const compileSet = perEntitySet(compileEntitySet);
 
-function compileSet(index: ModelIndex, set: EntitySet): CompiledSet {
-  let sets = compiled.get(index);
-  if (!sets) compiled.set(index, (sets = new Map()));
-  const known = sets.get(set.name);
-  if (known) return known;
+function compileEntitySet(index: ModelIndex, set: EntitySet): CompiledSet {
   const type = index.typeOfSet(set);
   const properties: PropertyPart[] = type.properties.map((p) => ({
     name: p.name,
     prefix: `,${jsonString(p.name)}:`,
     write: valueEncoder(index, p.type, p.name),
   }));
-  const result: CompiledSet = {
+  return {
     keyPath: entityPath(index, set),
     typeTail: `","type":${jsonString(type.fullName)}`,
     properties,
@@ -101,8 +98,6 @@ function compileSet(index: ModelIndex, set: EntitySet): CompiledSet {
       };
     }),
   };
-  sets.set(set.name, result);
-  return result;
 }
 
 function writeEntry(

@@ -8,6 +8,7 @@
 import type { EdmValue, DateTimeOffsetValue, TimeValue } from './edm.js';
 import { dateTimeOffset } from './edm.js';
 import type { EdmPrimitiveType } from './model.js';
+import { EDM_INTEGER_RANGES } from './model.js';
 import {
   formatDateTime,
   formatDateTimeOffset,
@@ -25,12 +26,6 @@ export interface Literal {
   readonly value: EdmValue;
 }
 
-const INT_RANGE: Partial<Record<EdmPrimitiveType, readonly [number, number]>> = {
-  'Edm.Byte': [0, 255],
-  'Edm.SByte': [-128, 127],
-  'Edm.Int16': [-32768, 32767],
-  'Edm.Int32': [-2147483648, 2147483647],
-};
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 const SINGLE_MAX = 3.4028234663852886e38;
@@ -228,7 +223,7 @@ export function parseLiteral(text: string): Literal {
 }
 
 function integerTarget(value: number, target: EdmPrimitiveType): EdmValue | undefined {
-  const range = INT_RANGE[target];
+  const range = EDM_INTEGER_RANGES[target];
   if (range) return value >= range[0] && value <= range[1] ? value : undefined;
   switch (target) {
     case 'Edm.Int64':
@@ -253,7 +248,7 @@ function integerTarget(value: number, target: EdmPrimitiveType): EdmValue | unde
 export function convertLiteral(literal: Literal, target: EdmPrimitiveType): EdmValue | undefined {
   const { type, value } = literal;
   if (type === null || type === target) return value;
-  if (typeof value === 'number' && INT_RANGE[type]) return integerTarget(value, target);
+  if (typeof value === 'number' && EDM_INTEGER_RANGES[type]) return integerTarget(value, target);
   if (type === 'Edm.Int64' && typeof value === 'string') {
     if (target === 'Edm.Decimal') return value;
     if (target === 'Edm.Double' || target === 'Edm.Single') return Number(value);

@@ -73,3 +73,21 @@ export function indexModel(model: Model): ModelIndex {
     },
   };
 }
+
+/**
+ * `compile` once per entity set of a model, the result kept as long as the index is: the readers
+ * and writers compile each set's code once, never per request. A set's compile may ask for another
+ * set's (navigation targets) lazily; graphs of navigations have cycles.
+ */
+export function perEntitySet<T>(compile: (index: ModelIndex, set: EntitySet) => T): (index: ModelIndex, set: EntitySet) => T {
+  const compiled = new WeakMap<ModelIndex, Map<string, T>>();
+  return (index, set) => {
+    let sets = compiled.get(index);
+    if (!sets) compiled.set(index, (sets = new Map()));
+    const known = sets.get(set.name);
+    if (known !== undefined) return known;
+    const result = compile(index, set);
+    sets.set(set.name, result);
+    return result;
+  };
+}

@@ -31,6 +31,14 @@ export function isEdmPrimitiveType(name: string): name is EdmPrimitiveType {
   return (EDM_PRIMITIVE_TYPES as readonly string[]).includes(name);
 }
 
+/** The values of each Edm integer type held as a number (Edm.Int64 is held as text), least and greatest. */
+export const EDM_INTEGER_RANGES: Partial<Record<EdmPrimitiveType, readonly [number, number]>> = {
+  'Edm.Byte': [0, 255],
+  'Edm.SByte': [-128, 127],
+  'Edm.Int16': [-32768, 32767],
+  'Edm.Int32': [-2147483648, 2147483647],
+};
+
 /** `sap:` attributes and any other foreign attributes, in document order, names with prefix. */
 export type Annotations = Readonly<Record<string, string>>;
 

@@ -13,7 +13,7 @@
 import type { DateTimeOffsetValue, EdmRecord, EdmValue, TimeValue } from './edm.js';
 import { dateTimeOffset } from './edm.js';
 import type { EdmPrimitiveType, Property } from './model.js';
-import { isEdmPrimitiveType } from './model.js';
+import { EDM_INTEGER_RANGES, isEdmPrimitiveType } from './model.js';
 import type { ModelIndex } from './model-index.js';
 import { NS_DATA, NS_METADATA } from './namespaces.js';
 import type { XmlAttribute, XmlElement } from './xml-parser.js';
@@ -30,12 +30,6 @@ export type XmlFormatter = (value: EdmValue) => string;
 /** Typed value of an element's text (never null: m:null is handled by the caller). */
 export type XmlParser = (text: string) => EdmValue;
 
-const RANGES: Partial<Record<EdmPrimitiveType, readonly [number, number]>> = {
-  'Edm.Byte': [0, 255],
-  'Edm.SByte': [-128, 127],
-  'Edm.Int16': [-32768, 32767],
-  'Edm.Int32': [-2147483648, 2147483647],
-};
 const INTEGER = /^[+-]?\d{1,20}$/;
 const DECIMAL_OUT = /^-?\d+(?:\.\d+)?$/;
 const DECIMAL_IN = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
@@ -237,7 +231,7 @@ function textParser(type: EdmPrimitiveType, target: string): XmlParser {
     case 'Edm.SByte':
     case 'Edm.Int16':
     case 'Edm.Int32': {
-      const [min, max] = RANGES[type] ?? [0, 0];
+      const [min, max] = EDM_INTEGER_RANGES[type] ?? [0, 0];
       return (t) => {
         const n = integerOf(t);
         return n >= min && n <= max ? n : fail(t);

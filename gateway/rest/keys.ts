@@ -8,18 +8,12 @@ import { entityPath } from '../../odata/entity-path.js';
 import type { KeyValues } from '../../odata/key-predicate.js';
 import type { ModelIndex } from '../../odata/model-index.js';
 import type { EdmPrimitiveType, EntitySet, Property } from '../../odata/model.js';
-import { isEdmPrimitiveType } from '../../odata/model.js';
+import { EDM_INTEGER_RANGES, isEdmPrimitiveType } from '../../odata/model.js';
 import type { FieldError } from '../errors.js';
 import { InvalidPathError } from '../errors.js';
 import type { ToRest } from './rest-values.js';
 import { toRestValue } from './rest-values.js';
 
-const INTEGER_RANGES: Partial<Record<EdmPrimitiveType, readonly [number, number]>> = {
-  'Edm.Byte': [0, 255],
-  'Edm.SByte': [-128, 127],
-  'Edm.Int16': [-32768, 32767],
-  'Edm.Int32': [-2147483648, 2147483647],
-};
 const INTEGER = /^-?\d{1,10}$/;
 const INT64 = /^-?\d{1,19}$/;
 const DECIMAL = /^-?\d+(\.\d+)?$/;
@@ -28,7 +22,7 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** The Edm value a path segment denotes as a value of `type`, or undefined when it is none. */
 function pathValue(type: EdmPrimitiveType, text: string): EdmValue | undefined {
-  const range = INTEGER_RANGES[type];
+  const range = EDM_INTEGER_RANGES[type];
   if (range) return INTEGER.test(text) && Number(text) >= range[0] && Number(text) <= range[1] ? Number(text) : undefined;
   switch (type) {
     case 'Edm.Int64':

@@ -3,7 +3,7 @@
 // line on stderr with a non-zero exit (2 for a wrong command line, 1 for a refused change).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wallClockZone } from '../../odata/wall-clock.js';
-import { expectOneLineError, timegate } from '../helpers/cli.js';
+import { adminJson, expectOneLineError, timegate } from '../helpers/cli.js';
 import { testDatabases } from '../helpers/databases.js';
 import type { TestDatabasePlace } from '../helpers/databases.js';
 
@@ -20,14 +20,7 @@ describe.each(testDatabases)('timegate admin accounts and settings on $name', (k
   let other: { accountId: number; userId: number };
   let employee: number;
 
-  const admin = async (...args: string[]) => {
-    const run = await timegate(['admin', ...args, '--db', place.url]);
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
-    const lines = run.stdout.trim().split('\n');
-    expect(lines).toHaveLength(1);
-    return JSON.parse(lines[0] as string) as Record<string, unknown>;
-  };
+  const admin = (...args: string[]) => adminJson(place.url, ...args);
   const refused = async (code: number, ...args: string[]) => expectOneLineError(await timegate(['admin', ...args, '--db', place.url]), code, 'admin');
   const usersOf = async (accountId: number) => (await admin('list-users', '--account', String(accountId))).users as UserLine[];
 

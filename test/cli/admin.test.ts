@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabases } from '../helpers/databases.js';
 import { WebClient } from '../helpers/web-client.js';
 import type { TestDatabasePlace } from '../helpers/databases.js';
-import { expectOneLineError, timegate } from '../helpers/cli.js';
+import { adminJson, expectOneLineError, timegate } from '../helpers/cli.js';
 import { startServiceProcess } from '../helpers/service-process.js';
 import type { ServiceProcess } from '../helpers/service-process.js';
 
@@ -34,14 +34,7 @@ describe.each(testDatabases)('timegate admin on $name', (kind) => {
     await place?.dispose();
   });
 
-  const admin = async (...args: string[]) => {
-    const run = await timegate(['admin', ...args, '--db', place.url]);
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
-    const lines = run.stdout.trim().split('\n');
-    expect(lines).toHaveLength(1);
-    return JSON.parse(lines[0] as string) as Record<string, unknown>;
-  };
+  const admin = (...args: string[]) => adminJson(place.url, ...args);
   const projects = (key: string) => fetch(`${service.root}/Projects?$format=json`, { headers: { 'x-serviceapikey': key } });
 
   it('creates an account and a user whose keys work, issues and revokes keys', async () => {

@@ -1,44 +1,21 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ESLint } from 'eslint';
-import ts from 'typescript';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readEdmx } from '../../codegen/edmx-reader.js';
 import { emitClient } from '../../codegen/emit-client.js';
 import { emitTypes } from '../../codegen/emit-types.js';
+import { lintMessages, tempFolders, typeErrors } from '../helpers/emitted-code.js';
 
-const repoRoot = path.resolve('.');
-const tmpRoot = path.resolve('test/codegen/.tmp');
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const freshDir = tempFolders();
 
 async function emitInto(edmx: string, extra: Record<string, string>): Promise<string> {
-  mkdirSync(tmpRoot, { recursive: true });
-  const dir = mkdtempSync(path.join(tmpRoot, 'client-'));
-  dirs.push(dir);
+  const dir = freshDir('client-');
   const model = readEdmx(readFileSync(edmx, 'utf8'));
   for (const file of [...(await emitTypes(model)), ...(await emitClient(model))]) {
     writeFileSync(path.join(dir, file.path), file.contents);
   }
   for (const [name, text] of Object.entries(extra)) writeFileSync(path.join(dir, name), text);
   return dir;
-}
-
-function typeErrors(files: string[]): string[] {
-  const config = ts.readConfigFile(path.join(repoRoot, 'tsconfig.json'), (f) => ts.sys.readFile(f));
-  const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, repoRoot);
-  const program = ts.createProgram(files, { ...options, noEmit: true });
-  return ts.getPreEmitDiagnostics(program).map(
-    (d) => `${d.file ? path.basename(d.file.fileName) : ''} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
-  );
-}
-
-async function lintMessages(files: string[]): Promise<string[]> {
-  const eslint = new ESLint({ cwd: repoRoot, ignore: false });
-  const results = await eslint.lintFiles(files);
-  return results.flatMap((r) => r.messages.map((m) => `${path.basename(r.filePath)}:${m.line} ${m.ruleId ?? ''} ${m.message}`));
 }
 
 const timeTrackingUsage = `

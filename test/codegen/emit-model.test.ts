@@ -1,25 +1,19 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readEdmx } from '../../codegen/edmx-reader.js';
 import { emitModel, modelTypeImport } from '../../codegen/emit-model.js';
 import type { Model } from '../../odata/model.js';
+import { repoRoot, tempFolders } from '../helpers/emitted-code.js';
 
-const repoRoot = path.resolve('.');
-const tmpRoot = path.resolve('test/codegen/.tmp');
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const freshDir = tempFolders();
 
 describe('model.ts', () => {
   for (const edmx of ['spec/timetracking.edmx', 'test/fixtures/northwind/northwind.edmx']) {
     it(`holds the parsed model of ${path.basename(edmx)} as data, equal to what the reader gives`, async () => {
       const model = readEdmx(readFileSync(edmx, 'utf8'));
-      mkdirSync(tmpRoot, { recursive: true });
-      const dir = mkdtempSync(path.join(tmpRoot, 'model-'));
-      dirs.push(dir);
+      const dir = freshDir('model-');
       const [file] = await emitModel(model, { outDir: dir, repoRoot });
       expect(file?.path).toBe('model.ts');
       writeFileSync(path.join(dir, 'model.ts'), file?.contents ?? '');

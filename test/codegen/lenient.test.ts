@@ -4,30 +4,19 @@
 // one warning each, and generates the rest: types, validators, OpenAPI and client that compile,
 // load and validate, for every metadata file under test/fixtures/, and whose descriptions speak
 // of that model, not of time tracking.
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import ts from 'typescript';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readEdmx, readEdmxWithWarnings } from '../../codegen/edmx-reader.js';
 import { EdmxError } from '../../codegen/errors.js';
 import { emitContextFor, generate } from '../../codegen/generate.js';
 import { expectOneLineError, timegate } from '../helpers/cli.js';
+import { tempFolders, typeErrors } from '../helpers/emitted-code.js';
 
 const SAP = 'test/fixtures/sap-gateway/sap-gateway.edmx';
-const tmpRoot = path.resolve('test/codegen/.tmp');
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
-function freshDir(prefix: string): string {
-  mkdirSync(tmpRoot, { recursive: true });
-  const dir = mkdtempSync(path.join(tmpRoot, prefix));
-  dirs.push(dir);
-  return dir;
-}
+const freshDir = tempFolders();
 
 /** Every metadata file under test/fixtures/. */
 function fixtureEdmxFiles(dir = 'test/fixtures'): string[] {
@@ -36,13 +25,6 @@ function fixtureEdmxFiles(dir = 'test/fixtures'): string[] {
     if (entry.isDirectory()) return fixtureEdmxFiles(file);
     return /\.(edmx|xml)$/.test(entry.name) ? [file] : [];
   });
-}
-
-function typeErrors(files: string[]): string[] {
-  const config = ts.readConfigFile(path.resolve('tsconfig.json'), (f) => ts.sys.readFile(f));
-  const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, path.resolve('.'));
-  const program = ts.createProgram(files, { ...options, noEmit: true });
-  return ts.getPreEmitDiagnostics(program).map((d) => `${d.file ? path.basename(d.file.fileName) : ''} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
 }
 
 describe('strict reading (the default) of a SAP-flavoured $metadata', () => {

@@ -1,21 +1,16 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import openapiTS, { astToString } from 'openapi-typescript';
-import ts from 'typescript';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readEdmx } from '../../codegen/edmx-reader.js';
 import { emitOpenApi } from '../../codegen/emit-openapi.js';
+import { repoRoot, tempFolders, typeErrors } from '../helpers/emitted-code.js';
 
 const run = promisify(execFile);
-const repoRoot = path.resolve('.');
-const tmpRoot = path.resolve('test/codegen/.tmp');
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const freshDir = tempFolders();
 
 const MODELS = {
   'time tracking': 'spec/timetracking.edmx',
@@ -23,9 +18,7 @@ const MODELS = {
 } as const;
 
 async function emitInto(edmx: string): Promise<{ dir: string; file: string; contents: string }> {
-  mkdirSync(tmpRoot, { recursive: true });
-  const dir = mkdtempSync(path.join(tmpRoot, 'openapi-'));
-  dirs.push(dir);
+  const dir = freshDir('openapi-');
   const [generated] = await emitOpenApi(readEdmx(readFileSync(edmx, 'utf8')));
   if (!generated) throw new Error('emitOpenApi produced no file');
   const file = path.join(dir, generated.path);
@@ -66,13 +59,6 @@ async function spectralLint(file: string): Promise<SpectralProblem[]> {
     (error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }),
   );
   return JSON.parse(stdout === '' ? '[]' : stdout) as SpectralProblem[];
-}
-
-function typeErrors(files: string[]): string[] {
-  const config = ts.readConfigFile(path.join(repoRoot, 'tsconfig.json'), (f) => ts.sys.readFile(f));
-  const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, repoRoot);
-  const program = ts.createProgram(files, { ...options, noEmit: true });
-  return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
 }
 
 describe.each(Object.entries(MODELS))('openapi.json of the %s model', (_name, edmx) => {

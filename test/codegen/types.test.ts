@@ -1,25 +1,17 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ESLint } from 'eslint';
-import ts from 'typescript';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readEdmx } from '../../codegen/edmx-reader.js';
 import { emitModel } from '../../codegen/emit-model.js';
 import { emitTypes } from '../../codegen/emit-types.js';
 import { emitValidators } from '../../codegen/emit-validators.js';
+import { lintMessages, repoRoot, tempFolders, typeErrors } from '../helpers/emitted-code.js';
 
-const repoRoot = path.resolve('.');
-const tmpRoot = path.resolve('test/codegen/.tmp');
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const freshDir = tempFolders();
 
 /** Emits types.ts, validators.* and model.ts of a model into a fresh directory, plus the given extra files. */
 async function emitInto(edmx: string, extra: Record<string, string>): Promise<string> {
-  mkdirSync(tmpRoot, { recursive: true });
-  const dir = mkdtempSync(path.join(tmpRoot, 'types-'));
-  dirs.push(dir);
+  const dir = freshDir('types-');
   const model = readEdmx(readFileSync(edmx, 'utf8'));
   const context = { outDir: dir, repoRoot };
   const files = [...(await emitTypes(model)), ...(await emitValidators(model)), ...(await emitModel(model, context))];
@@ -29,19 +21,6 @@ async function emitInto(edmx: string, extra: Record<string, string>): Promise<st
 }
 
 /** Type errors of the given files under the repository's compiler options. */
-function typeErrors(files: string[]): string[] {
-  const config = ts.readConfigFile(path.join(repoRoot, 'tsconfig.json'), (f) => ts.sys.readFile(f));
-  const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, repoRoot);
-  const program = ts.createProgram(files, { ...options, noEmit: true });
-  return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-}
-
-async function lintMessages(files: string[]): Promise<string[]> {
-  const eslint = new ESLint({ cwd: repoRoot, ignore: false });
-  const results = await eslint.lintFiles(files);
-  return results.flatMap((r) => r.messages.map((m) => `${path.basename(r.filePath)}:${m.line} ${m.ruleId ?? ''} ${m.message}`));
-}
-
 const timeTrackingUsage = `
 import type { Project, ProjectCreate, ProjectUpdate, TimeEntry, TimeEntriesListQuery, StartStopWatchParameters, Problem } from './types.js';
 import { UserAccessRights, TimeEntryTypeId, resourcePaths } from './types.js';

@@ -1,11 +1,12 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { readEdmx } from '../../codegen/edmx-reader.js';
 import { emitValidators } from '../../codegen/emit-validators.js';
 import type { GeneratedFile } from '../../codegen/emitter.js';
+import { tempFolders } from '../helpers/emitted-code.js';
 
 interface FieldError {
   pointer: string;
@@ -17,22 +18,15 @@ interface ValidatorsModule {
   describeErrors(errors: readonly ErrorObject[] | null | undefined): FieldError[];
 }
 
-const tmpRoot = path.resolve('test/codegen/.tmp');
-const dirs: string[] = [];
+const freshDir = tempFolders();
 
 async function emitAndImport(edmx: string): Promise<{ files: GeneratedFile[]; module: ValidatorsModule }> {
   const files = await emitValidators(readEdmx(readFileSync(edmx, 'utf8')));
-  mkdirSync(tmpRoot, { recursive: true });
-  const dir = mkdtempSync(path.join(tmpRoot, 'validators-'));
-  dirs.push(dir);
+  const dir = freshDir('validators-');
   for (const file of files) writeFileSync(path.join(dir, file.path), file.contents);
   const module = (await import(pathToFileURL(path.join(dir, 'validators.js')).href)) as ValidatorsModule;
   return { files, module };
 }
-
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
 
 /** Validates and returns the described errors ([] when valid). */
 function check(module: ValidatorsModule, schema: string, data: unknown): FieldError[] {

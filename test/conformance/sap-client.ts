@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join, relative, resolve } from 'node:path';
+import { expect } from 'vitest';
 
 const SAP_GENERATOR_CLI = 'node_modules/@sap-cloud-sdk/generator/dist/cli.js';
 const TSC = 'node_modules/typescript/bin/tsc';
@@ -146,6 +147,21 @@ export async function runSapCycle(client: GeneratedSapClient, origin: string, ap
     afterDeleteStatus,
   };
 }
+
+/** What every cycle must have done: created `name`, read its change back, found it by filter, booked 90 minutes on it, ran and halted the stopwatch, and deleted it (404 after). */
+export function expectSapCycle(result: SapCycleResult, name: string): void {
+  expect(result.created).toEqual({ id: expect.any(Number), name, active: true });
+  expect(result.readBack).toEqual({ name, comment: 'changed by the SAP Cloud SDK' });
+  expect(result.filteredIds).toEqual([result.created.id]);
+  expect(result.entry).toEqual({ id: expect.any(Number), projectId: result.created.id, durationSeconds: 5400 });
+  expect(result.expandedEntryIds).toEqual([result.entry.id]);
+  expect(result.started.endTime).toBeNull();
+  expect(result.current.id).toBe(result.started.id);
+  expect(result.halted.id).toBe(result.started.id);
+  expect(result.halted.endTime).not.toBeNull();
+  expect(result.afterDeleteStatus).toBe(404);
+}
+
 /** What two SDK users editing one project saw: the ETags their copies hold after the updates, and how the updates ended. */
 export interface SapConcurrencyResult {
   readonly versionIdentifiers: readonly [string | undefined, string | undefined];

@@ -20,6 +20,16 @@ export function timegate(args: readonly string[], env: NodeJS.ProcessEnv = {}): 
   });
 }
 
+/** `timegate admin <args> --db <url>` that succeeds: exit 0, nothing on stderr, one JSON line on stdout (parsed). */
+export async function adminJson(dbUrl: string, ...args: string[]): Promise<Record<string, unknown>> {
+  const run = await timegate(['admin', ...args, '--db', dbUrl]);
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  const lines = run.stdout.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  return JSON.parse(lines[0] as string) as Record<string, unknown>;
+}
+
 /** One diagnostic line prefixed with the command, and nothing that looks like a stack trace. */
 export function expectOneLineError(run: Run, exitCode: number, command = ''): string {
   expect(run.code).toBe(exitCode);

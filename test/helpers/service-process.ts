@@ -1,13 +1,12 @@
 // `timegate service` as a separate process, as it runs in production: for tests of several
 // service processes on one database (startTwoServiceProcesses), of signals and of graceful
 // shutdown.
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { seedDemoAccount } from '../../service/accounts/demo-seed.js';
 import type { DemoUser } from '../../service/accounts/demo-seed.js';
 import type { DatabaseHandle } from '../../service/storage/database.js';
 import type { TestDatabaseKind } from './databases.js';
+import { startTimegateProcess } from './timegate-process.js';
 
 export interface ServiceProcess {
   readonly root: string;
@@ -21,48 +20,19 @@ export interface ServiceProcess {
 const STARTUP_TIMEOUT_MS = 30_000;
 
 /** `timegate service --port 0 ...args`, with `env` over this process's environment, once it listens. */
-export function startServiceProcess(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['bin/timegate.js', 'service', '--port', '0', '--log-level', 'info', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
+export async function startServiceProcess(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<ServiceProcess> {
+  const { ready: root, child, logs, exited } = await startTimegateProcess('service', args, {
+    env, timeoutMs: STARTUP_TIMEOUT_MS, listening: (fields) => fields.root as string | undefined,
   });
-  const logs: string[] = [];
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`timegate service did not start in time:\n${stderr}`));
-    }, STARTUP_TIMEOUT_MS);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`timegate service exited with ${code} before listening:\n${stderr}`));
-    });
-    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-      logs.push(line);
-      const root = rootOf(line);
-      if (root === undefined) return;
-      clearTimeout(timer);
-      resolve({
-        root,
-        child,
-        logs,
-        async stop() {
-          child.kill('SIGTERM');
-          return exited;
-        },
-      });
-    });
-  });
-}
-
-function rootOf(line: string): string | undefined {
-  try {
-    return (JSON.parse(line) as { root?: string }).root;
-  } catch {
-    return undefined;
-  }
+  return {
+    root,
+    child,
+    logs,
+    async stop() {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
 }
 
 /** Two `timegate service` processes on one freshly seeded database (the demo account). */

@@ -11,6 +11,13 @@ export interface WebAnswer {
   readonly text: string;
 }
 
+export interface WebDownload {
+  readonly status: number;
+  readonly type: string | null;
+  readonly disposition: string | null;
+  readonly bytes: Buffer;
+}
+
 export class WebClient {
   readonly cookies = new Map<string, string>();
   /** The CSRF token of the last page that had a form. */
@@ -62,6 +69,15 @@ export class WebClient {
   async signIn(email: string, password: string): Promise<WebAnswer> {
     await this.get('/sign-in');
     return this.post('/sign-in', { email, password });
+  }
+
+  /** Fetches a file with this client's cookies alone (no other header), as the bytes sent. */
+  async download(path: string): Promise<WebDownload> {
+    const response = await fetch(`${this.origin}${path}`, { headers: { cookie: this.cookieHeader() }, redirect: 'manual' });
+    return {
+      status: response.status, type: response.headers.get('content-type'),
+      disposition: response.headers.get('content-disposition'), bytes: Buffer.from(await response.arrayBuffer()),
+    };
   }
 }
 

@@ -3,11 +3,10 @@
 // connection, so a test that must reach two different workers opens kept-alive connections and
 // asks each which worker it reached: a request to `/whoami-<tag>` is logged (pino, with the
 // worker's pid) under that URL.
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { createInterface } from 'node:readline';
+import { logFields, startTimegateProcess } from './timegate-process.js';
 
 export interface WorkersProcess {
   /** What the primary logged once all workers listened (root, rest, ...). */
@@ -24,50 +23,21 @@ export interface WorkersProcess {
 
 const STARTUP_TIMEOUT_MS = 60_000;
 
-export function startWorkersProcess(command: 'service' | 'gateway', args: readonly string[]): Promise<WorkersProcess> {
-  const child = spawn(process.execPath, ['bin/timegate.js', command, '--port', '0', '--log-level', 'info', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+export async function startWorkersProcess(command: 'service' | 'gateway', args: readonly string[]): Promise<WorkersProcess> {
+  const { ready: listening, child, logs, exited } = await startTimegateProcess(command, args, {
+    timeoutMs: STARTUP_TIMEOUT_MS, listening: (fields) => (fields.workers === undefined ? undefined : fields),
   });
-  const logs: string[] = [];
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`timegate ${command} did not start in time:\n${stderr}`));
-    }, STARTUP_TIMEOUT_MS);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`timegate ${command} exited with ${code} before listening:\n${stderr}\n${logs.join('\n')}`));
-    });
-    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-      logs.push(line);
-      const fields = parse(line);
-      if (fields?.workers === undefined) return;
-      clearTimeout(timer);
-      const url = String(fields.root ?? fields.rest);
-      resolve({
-        listening: fields,
-        origin: new URL(url).origin,
-        child,
-        logs,
-        workerPids: () => childrenOf(child.pid as number),
-        async stop() {
-          if (child.exitCode === null) child.kill('SIGTERM');
-          return exited;
-        },
-      });
-    });
-  });
-}
-
-function parse(line: string): Record<string, unknown> | undefined {
-  try {
-    return JSON.parse(line) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
+  return {
+    listening,
+    origin: new URL(String(listening.root ?? listening.rest)).origin,
+    child,
+    logs,
+    workerPids: () => childrenOf(child.pid as number),
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
 }
 
 function childrenOf(pid: number): number[] {
@@ -110,7 +80,7 @@ export async function workerOf(logs: readonly string[], connection: Connection, 
   await connection.get(`/whoami-${tag}`);
   for (let tries = 0; tries < 50; tries++) {
     const line = logs.find((l) => l.includes(`"url":"/whoami-${tag}"`));
-    const pid = line === undefined ? undefined : parse(line)?.pid;
+    const pid = line === undefined ? undefined : logFields(line)?.pid;
     if (typeof pid === 'number') return pid;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -3,12 +3,9 @@
 // totals as the report, the account's custom-field labels as headers, no row of another account
 // or (for a standard user) of a colleague, and no formula smuggled in through a comment.
 import { PassThrough, Writable } from 'node:stream';
-import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../service/accounts/account-admin.js';
-import { insertCatalogue, seedDemoAccount } from '../../service/accounts/demo-seed.js';
 import { iterateEntries } from '../../service/reports/entry-query.js';
 import { exportColumns } from '../../service/reports/export-columns.js';
 import { exportEntries, exportFileName } from '../../service/reports/export-entries.js';
@@ -17,11 +14,11 @@ import type { ExportOptions } from '../../service/reports/export-entries.js';
 import { buildReport } from '../../service/reports/report-query.js';
 import { loadReportAccount, scopeOf, wholeAccount } from '../../service/reports/report-scope.js';
 import type { EntryFilter, ReportAccount, ReportScope } from '../../service/reports/report-scope.js';
-import { seedEntries } from '../../service/storage/bulk-seed.js';
 import type { DatabaseHandle } from '../../service/storage/database.js';
 import type { Database } from '../../service/storage/schema.js';
 import { testDatabases } from '../helpers/databases.js';
 import type { TestDatabasePlace } from '../helpers/databases.js';
+import { parseCsv, seedDemoYear, seedSecondAccount } from '../helpers/reports.js';
 
 const NOW = Date.UTC(2026, 10, 20, 15, 0, 0);
 const FILTER: EntryFilter = { from: '2026-06-01', to: '2026-09-30' };
@@ -39,10 +36,6 @@ async function exported(database: DatabaseHandle, scope: ReportScope, filter: En
   return { result, bytes: Buffer.concat(chunks) };
 }
 
-function parseCsv(bytes: Buffer, delimiter: string): string[][] {
-  return parse(bytes.toString('utf8'), { delimiter, bom: true, relax_column_count: false }) as string[][];
-}
-
 describe.each(testDatabases)('exports on $name', (kind) => {
   let place: TestDatabasePlace;
   let database: DatabaseHandle;
@@ -56,11 +49,7 @@ describe.each(testDatabases)('exports on $name', (kind) => {
     place = await kind.create();
     database = await place.open();
     db = database.db;
-    const demo = await seedDemoAccount(db, NOW);
-    if (!demo.created) throw new Error('no demo account');
-    accountId = demo.accountId;
-    jana = (demo.users[1] as { userId: number }).userId;
-    await seedEntries(db, { accountId, entries: 6000, now: NOW });
+    ({ accountId, users: { jana } } = await seedDemoYear(db, NOW, 6000));
     const project = await db.selectFrom('projects').select('id').where('account_id', '=', accountId).where('name', '=', 'Website-Relaunch').executeTakeFirstOrThrow();
     await db.insertInto('time_entries').values([...HOSTILE, AWKWARD].map((comment, i) => ({
       account_id: accountId, type_id: 2, user_id: jana, project_id: project.id, task_id: null,
@@ -69,10 +58,8 @@ describe.each(testDatabases)('exports on $name', (kind) => {
     }))).execute();
     account = await loadReportAccount(db, accountId);
 
-    const other = await createAccount(db, { name: 'Zweite GmbH', adminEmail: 'chefin@zweite.example', timeZone: 'Europe/Berlin' });
-    await insertCatalogue(db, other.accountId, other.userId, other.userId, NOW);
-    await seedEntries(db, { accountId: other.accountId, entries: 1000, now: NOW });
-    otherEntryIds = new Set((await db.selectFrom('time_entries').select('id').where('account_id', '=', other.accountId).execute()).map((row) => row.id));
+    const otherAccountId = await seedSecondAccount(db, NOW, 1000);
+    otherEntryIds = new Set((await db.selectFrom('time_entries').select('id').where('account_id', '=', otherAccountId).execute()).map((row) => row.id));
   }, 120_000);
   afterAll(() => place?.dispose());
 

@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../service/accounts/account-admin.js';
-import { insertCatalogue, seedDemoAccount } from '../../service/accounts/demo-seed.js';
+import { insertCatalogue } from '../../service/accounts/demo-seed.js';
 import { wallClockZone } from '../../odata/wall-clock.js';
 import { countEntries, iterateEntries, listEntries } from '../../service/reports/entry-query.js';
 import type { EntryCursor, EntryRow } from '../../service/reports/entry-query.js';
@@ -14,12 +14,12 @@ import { buildReport, REPORT_GROUPS, REPORT_PERIODS } from '../../service/report
 import type { Report, ReportGroup } from '../../service/reports/report-query.js';
 import { ReportError, loadReportAccount, parseEntryFilter, scopeOf, wholeAccount } from '../../service/reports/report-scope.js';
 import type { EntryFilter, ReportAccount } from '../../service/reports/report-scope.js';
-import { seedEntries } from '../../service/storage/bulk-seed.js';
 import type { DatabaseHandle } from '../../service/storage/database.js';
 import type { Database } from '../../service/storage/schema.js';
-import { revenue } from '../../service/timetracking/sets/time-entries.js';
 import { testDatabases } from '../helpers/databases.js';
 import type { TestDatabasePlace } from '../helpers/databases.js';
+import { revenueCents, seedDemoYear, seedSecondAccount } from '../helpers/reports.js';
+import type { DemoUserIds } from '../helpers/reports.js';
 
 const NOW = Date.UTC(2026, 10, 20, 15, 0, 0);
 const ENTRIES = 20_000;
@@ -41,12 +41,7 @@ async function directRevenueCents(db: Kysely<Database>, accountId: number, where
   const rows = await sql<{ start_time: number; end_time: number; billable: number; hourly_rate: string | number | null }>`
     select e.start_time, e.end_time, e.billable, p.hourly_rate from time_entries e join projects p on p.id = e.project_id
     where e.account_id = ${accountId} and e.end_time is not null and ${where}`.execute(db);
-  let cents = 0;
-  for (const row of rows.rows) {
-    if (row.billable !== 1 || row.hourly_rate === null) continue;
-    cents += Math.round(Number(revenue(Number(row.hourly_rate).toFixed(2), Math.floor((Number(row.end_time) - Number(row.start_time)) / 1000))) * 100);
-  }
-  return cents;
+  return rows.rows.reduce((cents, row) => cents + revenueCents(row, Math.floor((Number(row.end_time) - Number(row.start_time)) / 1000)), 0);
 }
 
 const cents = (text: string | null) => Math.round(Number(text) * 100);
@@ -63,19 +58,15 @@ describe.each(testDatabases)('reports on $name', (kind) => {
   let db: Kysely<Database>;
   let accountId: number;
   let account: ReportAccount;
-  let userIds: { admin: number; jana: number; tom: number };
+  let userIds: DemoUserIds;
   let otherAccountId: number;
 
   beforeAll(async () => {
     place = await kind.create();
     database = await place.open();
     db = database.db;
-    const demo = await seedDemoAccount(db, NOW);
-    if (!demo.created) throw new Error('no demo account');
-    accountId = demo.accountId;
-    const [admin, jana, tom] = demo.users.map((user) => user.userId) as [number, number, number];
-    userIds = { admin, jana, tom };
-    await seedEntries(db, { accountId, entries: ENTRIES, now: NOW });
+    ({ accountId, users: userIds } = await seedDemoYear(db, NOW, ENTRIES));
+    const { jana } = userIds;
     // An entry of 20 min 34.9 s: whole seconds are counted per entry, as DurationSeconds is.
     const project = await db.selectFrom('projects').select('id').where('account_id', '=', accountId).where('name', '=', 'Kundenportal').executeTakeFirstOrThrow();
     await db.insertInto('time_entries').values({
@@ -84,10 +75,7 @@ describe.each(testDatabases)('reports on $name', (kind) => {
     }).execute();
     account = await loadReportAccount(db, accountId);
 
-    const other = await createAccount(db, { name: 'Zweite GmbH', adminEmail: 'chefin@zweite.example', timeZone: 'Europe/Berlin' });
-    await insertCatalogue(db, other.accountId, other.userId, other.userId, NOW);
-    await seedEntries(db, { accountId: other.accountId, entries: 500, now: NOW });
-    otherAccountId = other.accountId;
+    otherAccountId = await seedSecondAccount(db, NOW, 500);
   }, 120_000);
   afterAll(() => place?.dispose());
 

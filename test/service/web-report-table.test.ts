@@ -3,12 +3,10 @@
 // numbers) read back to the page's lines and totals, and the totals to the database's own sums;
 // a label typed to look like a formula is neutralised in the CSV; a standard user asking for a
 // colleague's report gets 404; malformed choices get a page (400/422), never a 500 or a half file.
-import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { revenue } from '../../service/timetracking/sets/time-entries.js';
-import { instantOf } from '../../service/web/clock.js';
 import { testDatabases } from '../helpers/databases.js';
+import { finishedEntrySums, pageTotalSeconds, parseCsv } from '../helpers/reports.js';
 import type { TestService } from '../helpers/service.js';
 import { startTestService } from '../helpers/service.js';
 import type { WebClient } from '../helpers/web-client.js';
@@ -41,27 +39,8 @@ describe.each(testDatabases)('the report table download on $name', (kind) => {
   }, 60_000);
   afterAll(() => t?.close());
 
-  async function download(client: WebClient, path: string): Promise<{ status: number; type: string | null; disposition: string | null; bytes: Buffer }> {
-    const response = await fetch(`${t.origin}${path}`, { headers: { cookie: [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; ') }, redirect: 'manual' });
-    return { status: response.status, type: response.headers.get('content-type'), disposition: response.headers.get('content-disposition'), bytes: Buffer.from(await response.arrayBuffer()) };
-  }
-
   /** The database's own sums of the finished entries in [FROM, TO]: seconds, billable seconds, revenue in cents (by RevenueTotal's rule). */
-  async function databaseSums(): Promise<{ seconds: number; billable: number; cents: number }> {
-    const rows = await t.database.db.selectFrom('time_entries as e').innerJoin('projects as p', 'p.id', 'e.project_id')
-      .select(['e.start_time', 'e.end_time', 'e.billable', 'p.hourly_rate'])
-      .where('e.account_id', '=', t.accountId).where('e.end_time', 'is not', null)
-      .where('e.start_time', '>=', instantOf(FROM, 0, 'UTC')).where('e.start_time', '<', instantOf('2026-11-16', 0, 'UTC')).execute();
-    const sums = { seconds: 0, billable: 0, cents: 0 };
-    for (const row of rows) {
-      const seconds = Math.floor((Number(row.end_time) - Number(row.start_time)) / 1000);
-      sums.seconds += seconds;
-      if (row.billable !== 1) continue;
-      sums.billable += seconds;
-      if (row.hourly_rate !== null) sums.cents += Math.round(Number(revenue(Number(row.hourly_rate).toFixed(2), seconds)) * 100);
-    }
-    return sums;
-  }
+  const databaseSums = () => finishedEntrySums(t, FROM, '2026-11-16');
 
   it('offers the table beside the entries, and its CSV (;) holds the page\'s lines and totals, the database\'s sums', async () => {
     const page = await alex.get(`/reports?${FILTER}&group=employee&period=week`);
@@ -71,12 +50,12 @@ describe.each(testDatabases)('the report table download on $name', (kind) => {
     const shown = pageTable(page.text);
     expect(shown.lines.length).toBeGreaterThan(3);
 
-    const file = await download(alex, `/reports/table?${FILTER}&group=employee&period=week&format=csv&delimiter=%3B`);
+    const file = await alex.download(`/reports/table?${FILTER}&group=employee&period=week&format=csv&delimiter=%3B`);
     expect(file.status).toBe(200);
     expect(file.type).toBe('text/csv; charset=utf-8; header=present');
     expect(file.disposition).toBe(`attachment; filename="bericht-employee-week-${FROM}-${TO}.csv"`);
     expect([...file.bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
-    const [header, ...rows] = parse(file.bytes.toString('utf8'), { delimiter: ';', bom: true }) as string[][];
+    const [header, ...rows] = parseCsv(file.bytes, ';');
     expect(header).toEqual(['Woche (Montag)', 'Mitarbeiter/in', 'Abrechenbare Stunden', 'Nicht abrechenbare Stunden', 'Stunden', 'Einträge', 'Umsatz (EUR)']);
     const total = rows.pop() as string[];
     // The page writes the week as `Woche ab 02.11.2026`, the file as the Monday's date; the numbers alike (decimal comma).
@@ -95,19 +74,19 @@ describe.each(testDatabases)('the report table download on $name', (kind) => {
   it('writes the CSV with `,` and a decimal point, in English on an English page', async () => {
     const page = await alex.get(`/reports?${FILTER}&group=project&period=month`);
     const shown = pageTable(page.text);
-    const file = await download(alex, `/reports/table?${FILTER}&group=project&period=month&format=csv&delimiter=%2C`);
-    const [header, ...rows] = parse(file.bytes.toString('utf8'), { delimiter: ',', bom: true }) as string[][];
+    const file = await alex.download(`/reports/table?${FILTER}&group=project&period=month&format=csv&delimiter=%2C`);
+    const [header, ...rows] = parseCsv(file.bytes, ',');
     expect(header?.slice(0, 2)).toEqual(['Monat', 'Projekt']);
     const total = rows.pop() as string[];
     expect(rows.map((row) => [row[1], ...[row[2], row[3], row[4], row[6]].map((n) => (n as string).replace('.', ','))])).toEqual(shown.lines.map((line) => line.slice(1)));
-    expect(total[4]).toBe((totalSeconds(page.text) / 3600).toFixed(2));
+    expect(total[4]).toBe((pageTotalSeconds(page.text) / 3600).toFixed(2));
     expect(rows.every((row) => row[0] === '2026-11')).toBe(true);
 
     alex.cookies.set('tg_lang', 'en');
     try {
-      const english = await download(alex, `/reports/table?${FILTER}&group=client&period=total&format=csv&delimiter=%2C`);
+      const english = await alex.download(`/reports/table?${FILTER}&group=client&period=total&format=csv&delimiter=%2C`);
       expect(english.disposition).toBe(`attachment; filename="report-client-total-${FROM}-${TO}.csv"`);
-      const [englishHeader, ...englishRows] = parse(english.bytes.toString('utf8'), { delimiter: ',', bom: true }) as string[][];
+      const [englishHeader, ...englishRows] = parseCsv(english.bytes, ',');
       expect(englishHeader).toEqual(['Client', 'Billable hours', 'Non-billable hours', 'Hours', 'Entries', 'Revenue (EUR)']);
       expect(englishRows.at(-1)?.[0]).toBe('Total');
       expect(englishRows.at(-1)?.[3]).toBe(((await databaseSums()).seconds / 3600).toFixed(2));
@@ -117,7 +96,7 @@ describe.each(testDatabases)('the report table download on $name', (kind) => {
   });
 
   it('writes XLSX with hours and money as numbers that add up to the totals line and the database\'s sums', async () => {
-    const file = await download(alex, `/reports/table?${FILTER}&group=task&period=week&format=xlsx`);
+    const file = await alex.download(`/reports/table?${FILTER}&group=task&period=week&format=xlsx`);
     expect(file.type).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
     expect(file.disposition).toBe(`attachment; filename="bericht-task-week-${FROM}-${TO}.xlsx"`);
     const workbook = new ExcelJS.Workbook();
@@ -150,10 +129,10 @@ describe.each(testDatabases)('the report table download on $name', (kind) => {
     const project = await t.database.db.selectFrom('projects').select(['id', 'name']).where('account_id', '=', t.accountId).orderBy('id').executeTakeFirstOrThrow();
     await t.database.db.updateTable('projects').set({ name: '=HYPERLINK("http://evil.example";"klick")' }).where('id', '=', project.id).execute();
     try {
-      const csv = await download(alex, `/reports/table?${FILTER}&project=${project.id}&group=project&period=total&format=csv&delimiter=%3B`);
-      const [, line] = parse(csv.bytes.toString('utf8'), { delimiter: ';', bom: true }) as string[][];
+      const csv = await alex.download(`/reports/table?${FILTER}&project=${project.id}&group=project&period=total&format=csv&delimiter=%3B`);
+      const [, line] = parseCsv(csv.bytes, ';');
       expect(line?.[0]).toBe('\'=HYPERLINK("http://evil.example";"klick")');
-      const xlsx = await download(alex, `/reports/table?${FILTER}&project=${project.id}&group=project&period=total&format=xlsx`);
+      const xlsx = await alex.download(`/reports/table?${FILTER}&project=${project.id}&group=project&period=total&format=xlsx`);
       const workbook = new ExcelJS.Workbook();
       await workbook.xlsx.load(xlsx.bytes as unknown as ArrayBuffer);
       const cell = (workbook.worksheets[0] as ExcelJS.Worksheet).getCell('A2');
@@ -165,14 +144,14 @@ describe.each(testDatabases)('the report table download on $name', (kind) => {
   });
 
   it('gives a standard user her own table, and 404 for a colleague\'s', async () => {
-    const own = await download(jana, `/reports/table?${FILTER}&user=${t.jana.userId}&group=employee&period=total&format=csv`);
+    const own = await jana.download(`/reports/table?${FILTER}&user=${t.jana.userId}&group=employee&period=total&format=csv`);
     expect(own.status).toBe(200);
-    const rows = (parse(own.bytes.toString('utf8'), { delimiter: ';', bom: true }) as string[][]).slice(1);
+    const rows = parseCsv(own.bytes, ';').slice(1);
     expect(rows.map((row) => row[0])).toEqual(['Jana Schmidt', 'Summe']);
-    const mine = await download(jana, `/reports/table?${FILTER}&group=employee&period=total&format=csv`);
+    const mine = await jana.download(`/reports/table?${FILTER}&group=employee&period=total&format=csv`);
     expect(mine.bytes.equals(own.bytes)).toBe(true);
     for (const query of [`user=${t.tom.userId}&format=csv`, `user=${t.admin.userId}&format=xlsx`, `user=${t.tom.userId}&group=project&period=week&format=csv&delimiter=%2C`]) {
-      const answer = await download(jana, `/reports/table?${FILTER}&${query}`);
+      const answer = await jana.download(`/reports/table?${FILTER}&${query}`);
       expect(answer.status, query).toBe(404);
       expect(answer.type, query).toContain('text/html');
       expect(answer.bytes.toString('utf8'), query).not.toContain('Tom Weber');
@@ -183,7 +162,7 @@ describe.each(testDatabases)('the report table download on $name', (kind) => {
     for (const query of ['format=pdf', 'format=csv&delimiter=%7C', 'format=csv&group=evil', 'format=xlsx&period=year', 'format=csv&group=PROJECT',
       'format=csv&from=gestern', 'format=csv&from=2026-02-30', 'format=csv&from=2026-11-15&to=2026-11-01', 'format=csv&user=abc', 'format=csv&project=1e3',
       'format=csv&billable=vielleicht', '']) {
-      const answer = await download(alex, `/reports/table?${query}`);
+      const answer = await alex.download(`/reports/table?${query}`);
       expect([400, 422], query).toContain(answer.status);
       expect(answer.type, query).toContain('text/html');
     }
@@ -192,7 +171,3 @@ describe.each(testDatabases)('the report table download on $name', (kind) => {
     expect(anonymous.headers.get('location')).toBe('/sign-in?next=%2Freports%2Ftable%3Fformat%3Dcsv');
   });
 });
-
-function totalSeconds(page: string): number {
-  return Number(/data-total="seconds" data-seconds="(\d+)"/.exec(page)?.[1]);
-}

@@ -3,11 +3,11 @@
 // download); the totals are the database's own sums of the finished entries; the CSV files (`;`
 // with a decimal comma, `,` with a point) and the XLSX workbook read back to the same entries and
 // seconds; malformed choices are refused with a page, never a 500 or a half file.
-import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { instantOf } from '../../service/web/clock.js';
 import { testDatabases } from '../helpers/databases.js';
+import { finishedEntrySums, pageTotalSeconds, parseCsv } from '../helpers/reports.js';
 import type { TestService } from '../helpers/service.js';
 import { startTestService } from '../helpers/service.js';
 import { WebClient, signedInClient } from '../helpers/web-client.js';
@@ -27,33 +27,15 @@ describe.each(testDatabases)('reports pages on $name', (kind) => {
   }, 60_000);
   afterAll(() => t?.close());
 
-  /** Seconds and count of the finished entries in [FROM, TO] (UTC, the suites' zone), of one user or all. */
-  async function sums(userId?: number): Promise<{ seconds: number; entries: number; billable: number }> {
-    const rows = await t.database.db.selectFrom('time_entries').select(['start_time', 'end_time', 'billable'])
-      .where('account_id', '=', t.accountId).where('end_time', 'is not', null)
-      .where('start_time', '>=', instantOf(FROM, 0, 'UTC')).where('start_time', '<', instantOf('2026-11-16', 0, 'UTC'))
-      .$if(userId !== undefined, (q) => q.where('user_id', '=', userId as number)).execute();
-    const seconds = (row: (typeof rows)[number]) => Math.floor(((row.end_time as number) - row.start_time) / 1000);
-    return {
-      seconds: rows.reduce((sum, row) => sum + seconds(row), 0),
-      entries: rows.length,
-      billable: rows.filter((row) => row.billable === 1).reduce((sum, row) => sum + seconds(row), 0),
-    };
-  }
-
-  const totalOf = (page: string) => Number(/data-total="seconds" data-seconds="(\d+)"/.exec(page)?.[1]);
-
-  async function download(client: WebClient, path: string): Promise<{ status: number; type: string | null; disposition: string | null; bytes: Buffer }> {
-    const response = await fetch(`${t.origin}${path}`, { headers: { cookie: [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; ') }, redirect: 'manual' });
-    return { status: response.status, type: response.headers.get('content-type'), disposition: response.headers.get('content-disposition'), bytes: Buffer.from(await response.arrayBuffer()) };
-  }
+  /** The database's sums of the finished entries in [FROM, TO] (UTC, the suites' zone), of one user or all. */
+  const sums = (userId?: number) => finishedEntrySums(t, FROM, '2026-11-16', userId);
 
   it('shows the administrator every employee\'s hours, the totals the database\'s own, with an accessible chart and its data table', async () => {
     const page = await alex.get(`/reports?from=${FROM}&to=${TO}&group=employee&period=week`);
     expect(page.status).toBe(200);
     const all = await sums();
     expect(all.entries).toBeGreaterThan(20);
-    expect(totalOf(page.text)).toBe(all.seconds);
+    expect(pageTotalSeconds(page.text)).toBe(all.seconds);
     for (const name of ['Alex Berger', 'Jana Schmidt', 'Tom Weber']) expect(page.text).toContain(`<th scope="row">${name}</th>`);
     expect(page.text).toContain('<svg class="chart" id="report-chart" role="img" aria-labelledby="report-chart-title report-chart-desc"');
     expect(page.text).toContain('<title id="report-chart-title">Stunden je Woche</title>');
@@ -64,16 +46,16 @@ describe.each(testDatabases)('reports pages on $name', (kind) => {
     expect(page.text).toContain('href="/reports/export?from=2026-11-02&amp;to=2026-11-15&amp;format=csv&amp;delimiter=%3B"');
     const monthly = await alex.get(`/reports?from=${FROM}&to=${TO}&group=project&period=month`);
     expect(monthly.text).toContain('Nov. 2026');
-    expect(totalOf(monthly.text)).toBe(all.seconds);
+    expect(pageTotalSeconds(monthly.text)).toBe(all.seconds);
     const whole = await alex.get(`/reports?from=${FROM}&to=${TO}&group=task&period=total`);
     expect(whole.text).toContain('<title id="report-chart-title">Stunden je Tätigkeit</title>');
-    expect(totalOf(whole.text)).toBe(all.seconds);
+    expect(pageTotalSeconds(whole.text)).toBe(all.seconds);
   });
 
   it('shows a standard user only herself, and refuses (404) a report or download of a colleague', async () => {
     const page = await jana.get(`/reports?from=${FROM}&to=${TO}&group=employee&period=total`);
     expect(page.status).toBe(200);
-    expect(totalOf(page.text)).toBe((await sums(t.jana.userId)).seconds);
+    expect(pageTotalSeconds(page.text)).toBe((await sums(t.jana.userId)).seconds);
     expect(page.text).toContain('<th scope="row">Jana Schmidt</th>');
     expect(page.text).not.toContain('Tom Weber');
     expect(page.text).not.toContain('name="user"');
@@ -81,9 +63,9 @@ describe.each(testDatabases)('reports pages on $name', (kind) => {
     for (const path of [`/reports?user=${t.tom.userId}`, `/reports/export?format=csv&user=${t.tom.userId}`, `/reports/export?format=xlsx&user=${t.admin.userId}`]) {
       expect((await jana.get(path)).status, path).toBe(404);
     }
-    const own = await download(jana, `/reports/export?format=csv&delimiter=%3B&from=${FROM}&to=${TO}&user=${t.jana.userId}`);
+    const own = await jana.download(`/reports/export?format=csv&delimiter=%3B&from=${FROM}&to=${TO}&user=${t.jana.userId}`);
     expect(own.status).toBe(200);
-    const rows = parse(own.bytes.toString('utf8'), { delimiter: ';', bom: true }) as string[][];
+    const rows = parseCsv(own.bytes, ';');
     expect(rows.length - 1).toBe((await sums(t.jana.userId)).entries);
     expect(new Set(rows.slice(1).map((row) => row[7]))).toEqual(new Set([t.jana.email]));
   });
@@ -92,8 +74,8 @@ describe.each(testDatabases)('reports pages on $name', (kind) => {
     const week = await jana.get('/timesheet?week=2026-11-18');
     const link = /href="(\/reports\/export\?from=2026-11-16&amp;to=2026-11-22&amp;format=csv&amp;delimiter=%3B)"/.exec(week.text)?.[1];
     expect(link).toBeDefined();
-    const file = await download(jana, (link as string).replaceAll('&amp;', '&'));
-    const ids = (parse(file.bytes.toString('utf8'), { delimiter: ';', bom: true }) as string[][]).slice(1).map((row) => Number(row[0])).sort((a, b) => a - b);
+    const file = await jana.download((link as string).replaceAll('&amp;', '&'));
+    const ids = parseCsv(file.bytes, ';').slice(1).map((row) => Number(row[0])).sort((a, b) => a - b);
     const rows = await t.database.db.selectFrom('time_entries').select('id').where('user_id', '=', t.jana.userId).where('end_time', 'is not', null)
       .where('start_time', '>=', instantOf('2026-11-16', 0, 'UTC')).where('start_time', '<', instantOf('2026-11-23', 0, 'UTC')).orderBy('id').execute();
     expect(ids).toEqual(rows.map((row) => row.id));
@@ -103,23 +85,23 @@ describe.each(testDatabases)('reports pages on $name', (kind) => {
   it('downloads CSV (; and ,) and XLSX that read back to the report\'s entries and seconds', async () => {
     const all = await sums();
     const filter = `from=${FROM}&to=${TO}`;
-    const semicolon = await download(alex, `/reports/export?${filter}&format=csv&delimiter=%3B`);
+    const semicolon = await alex.download(`/reports/export?${filter}&format=csv&delimiter=%3B`);
     expect(semicolon.status).toBe(200);
     expect(semicolon.type).toBe('text/csv; charset=utf-8; header=present');
     expect(semicolon.disposition).toBe(`attachment; filename="zeiten-${FROM}-${TO}.csv"`);
-    const [header, ...rows] = parse(semicolon.bytes.toString('utf8'), { delimiter: ';', bom: true }) as string[][];
+    const [header, ...rows] = parseCsv(semicolon.bytes, ';');
     expect(header?.slice(0, 6)).toEqual(['ID', 'Datum', 'Beginn', 'Ende', 'Sekunden', 'Stunden']);
     expect(rows.length).toBe(all.entries);
     expect(rows.reduce((sum, row) => sum + Number(row[4]), 0)).toBe(all.seconds);
     expect(rows.some((row) => (row[5] as string).includes(','))).toBe(true);
 
-    const comma = await download(alex, `/admin/entries/export?${filter}&format=csv&delimiter=%2C`);
-    const commaRows = (parse(comma.bytes.toString('utf8'), { delimiter: ',', bom: true }) as string[][]).slice(1);
+    const comma = await alex.download(`/admin/entries/export?${filter}&format=csv&delimiter=%2C`);
+    const commaRows = parseCsv(comma.bytes, ',').slice(1);
     expect(commaRows.length).toBe(all.entries);
     expect(commaRows.reduce((sum, row) => sum + Number(row[4]), 0)).toBe(all.seconds);
     expect(commaRows.reduce((sum, row) => sum + Number(row[5]), 0)).toBeCloseTo(all.seconds / 3600, 1);
 
-    const xlsx = await download(alex, `/reports/export?${filter}&format=xlsx`);
+    const xlsx = await alex.download(`/reports/export?${filter}&format=xlsx`);
     expect(xlsx.type).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.load(xlsx.bytes as unknown as ArrayBuffer);
@@ -134,9 +116,9 @@ describe.each(testDatabases)('reports pages on $name', (kind) => {
     // In the page's language: English headers and file name.
     alex.cookies.set('tg_lang', 'en');
     try {
-      const english = await download(alex, `/reports/export?${filter}&format=csv&delimiter=%2C`);
+      const english = await alex.download(`/reports/export?${filter}&format=csv&delimiter=%2C`);
       expect(english.disposition).toBe(`attachment; filename="time-entries-${FROM}-${TO}.csv"`);
-      expect((parse(english.bytes.toString('utf8'), { delimiter: ',', bom: true }) as string[][])[0]?.slice(0, 3)).toEqual(['ID', 'Date', 'Start']);
+      expect(parseCsv(english.bytes, ',')[0]?.slice(0, 3)).toEqual(['ID', 'Date', 'Start']);
     } finally {
       alex.cookies.delete('tg_lang');
     }
@@ -152,7 +134,7 @@ describe.each(testDatabases)('reports pages on $name', (kind) => {
     expect(badDate.status).toBe(422);
     expect(badDate.text).toContain('id="f-from-error">Bitte ein Datum angeben.');
     for (const query of ['format=pdf', 'format=csv&delimiter=%7C', 'format=csv&from=gestern', '']) {
-      const answer = await download(alex, `/reports/export?${query}`);
+      const answer = await alex.download(`/reports/export?${query}`);
       expect(answer.status, query).toBeGreaterThanOrEqual(400);
       expect(answer.status, query).toBeLessThan(500);
       expect(answer.type, query).toContain('text/html');
