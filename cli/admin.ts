@@ -8,7 +8,6 @@ import { INVITATION_PATH, INVITATION_TTL_MS, createInvitation } from '../service
 import { storePasswordHash } from '../service/accounts/passwords.js';
 import { DEFAULT_SERVICE_CONFIG } from '../service/config.js';
 import type { Role } from '../service/accounts/account-admin.js';
-import { openDatabase } from '../service/storage/database.js';
 import type { DatabaseHandle } from '../service/storage/database.js';
 import { UsageError } from './command.js';
 import type { Command } from './command.js';
@@ -164,6 +163,8 @@ async function run(args: readonly string[]): Promise<number> {
   if (action === undefined) throw new UsageError(`unknown action '${name}'`);
   if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`);
   const { help: _help, 'custom-label': labels = [], ...strings } = values;
+  // The database layer (Kysely and its drivers) is loaded only once the command line is good.
+  const { openDatabase } = await import('../service/storage/database.js');
   const database = await openDatabase(databaseOption(strings.db, process.env));
   try {
     process.stdout.write(`${JSON.stringify(await action(database.db, strings, labels))}\n`);

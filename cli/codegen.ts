@@ -1,8 +1,7 @@
 // `timegate codegen --edmx <file|url> --out <dir> [--check] [--lenient]`
 import { parseArgs } from 'node:util';
-import { readEdmxWithWarnings } from '../codegen/edmx-reader.js';
-import { loadEdmxSource } from '../codegen/edmx-source.js';
 import { UsageError, type Command } from './command.js';
+import { writeModelWarnings } from './options.js';
 
 const USAGE = `Usage: timegate codegen --edmx <file or http(s) $metadata URL> --out <dir> [--check] [--lenient]
 
@@ -50,11 +49,13 @@ async function run(args: readonly string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  // The XML parser, and after it the emitters, are loaded only once the command line is good.
+  const { readEdmxWithWarnings } = await import('../codegen/edmx-reader.js');
+  const { loadEdmxSource } = await import('../codegen/edmx-source.js');
   const { model, warnings } = readEdmxWithWarnings(await loadEdmxSource(edmx), { lenient });
-  for (const warning of warnings) process.stderr.write(`timegate codegen: warning: ${warning}\n`);
-  if (warnings.length > 0) process.stderr.write(`timegate codegen: ${warnings.length} construct(s) skipped or mapped (--lenient)\n`);
+  writeModelWarnings('codegen', warnings);
   // The emitters pull in ts-morph and ajv: loaded only once there is a model to emit, so that
-  // --help and every refusal of a bad EDMX answer quickly.
+  // every refusal of a bad EDMX answers quickly.
   const { emitContextFor, generate } = await import('../codegen/generate.js');
   const { checkOutput, writeOutput } = await import('../codegen/write-output.js');
   const files = await generate(model, emitContextFor(out));

@@ -5,14 +5,10 @@ import type { AuthConfig } from '../gateway/auth/auth-config.js';
 import { DEFAULT_AUTH_CONFIG } from '../gateway/auth/auth-config.js';
 import type { CacheConfig } from '../gateway/cache/cache-config.js';
 import { DEFAULT_CACHE_CONFIG } from '../gateway/cache/cache-config.js';
-import type { RedisConfig } from '../gateway/cache/redis-connection.js';
-import { DEFAULT_REDIS_CONFIG } from '../gateway/cache/redis-connection.js';
-import type { CorsConfig } from '../gateway/cors-feature.js';
-import { DEFAULT_CORS_CONFIG } from '../gateway/cors-feature.js';
+import type { CorsConfig, OpsConfig, RedisConfig } from '../gateway/config.js';
+import { DEFAULT_CORS_CONFIG, DEFAULT_OPS_CONFIG, DEFAULT_REDIS_CONFIG } from '../gateway/config.js';
 import type { ConcurrencyConfig, RateLimit, RateLimitConfig, RateLimitHeaders } from '../gateway/limits/rate-limit-config.js';
 import { DEFAULT_RATE_LIMIT_CONFIG, parseRateLimit } from '../gateway/limits/rate-limit-config.js';
-import type { OpsConfig } from '../gateway/ops/ops-plugin.js';
-import { DEFAULT_OPS_CONFIG } from '../gateway/ops/ops-plugin.js';
 import { UsageError } from './command.js';
 import { integerOption } from './options.js';
 

@@ -6,13 +6,10 @@ import { rm } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
-import { EXPORT_FORMATS, exportEntries } from '../service/reports/export-entries.js';
-import type { ExportFormat } from '../service/reports/export-entries.js';
 import type { CsvDelimiter } from '../service/reports/csv-writer.js';
 import type { ExportLanguage } from '../service/reports/export-columns.js';
-import { ReportError, loadReportAccount, parseEntryFilter, wholeAccount } from '../service/reports/report-scope.js';
-import type { EntryFilter } from '../service/reports/report-scope.js';
-import { openDatabase } from '../service/storage/database.js';
+import { EXPORT_FORMATS, ReportError, loadReportAccount, parseEntryFilter, wholeAccount } from '../service/reports/report-scope.js';
+import type { EntryFilter, ExportFormat } from '../service/reports/report-scope.js';
 import { UsageError } from './command.js';
 import type { Command } from './command.js';
 import { DB_HELP, databaseOption, integerOption, requiredOption } from './options.js';
@@ -89,7 +86,9 @@ async function run(args: readonly string[]): Promise<number> {
   if (values.out === undefined && format === 'xlsx' && process.stdout.isTTY === true) {
     throw new UsageError('an XLSX file is not for a terminal: give --out <file> or redirect stdout');
   }
-
+  // The database layer and the writers are loaded only once the command line is good.
+  const { openDatabase } = await import('../service/storage/database.js');
+  const { exportEntries } = await import('../service/reports/export-entries.js');
   const database = await openDatabase(databaseOption(values.db, process.env), { sqlite: { readsOnce: true } });
   try {
     const account = await loadReportAccount(database.db, accountId);

@@ -13,7 +13,7 @@ import { UsageError } from './command.js';
 import type { Command } from './command.js';
 import { EDGE_OPTIONS, EDGE_USAGE, edgeConfig } from './edge-options.js';
 import { untilSignal } from './lifecycle.js';
-import { integerOption, listening } from './options.js';
+import { integerOption, listening, writeModelWarnings } from './options.js';
 import type { TracingConfig } from './tracing-config.js';
 import { tracingConfig } from './tracing-config.js';
 import { WORKERS_HELP, announceReady, isSupervisor, supervise, workersOption } from './workers.js';
@@ -35,6 +35,8 @@ Options:
   --host <addr>           address to listen on (default ${DEFAULT_GATEWAY_CONFIG.host})
   --model <dir|edmx>      codegen output folder, or an EDMX file or $metadata URL to generate
                           from (default: the time-tracking model this package ships)
+  --lenient               with an EDMX --model: skip or map what is not supported (OData V3/V4
+                          elements, SAP quirks) with a warning each at start, as codegen --lenient
   --upstream-format <f>   json or atom: how the gateway speaks to the upstream (default ${DEFAULT_UPSTREAM_CONFIG.format})
   --update-method <m>     merge or patch: the verb of partial updates upstream (default ${DEFAULT_UPSTREAM_CONFIG.updateMethod})
   --upstream-auth <form>  header, basic, bearer or query: how the caller's key is passed on
@@ -70,6 +72,8 @@ export interface GatewayCommandLine {
   readonly config: GatewayConfig;
   /** A codegen output folder, or an EDMX file or URL. */
   readonly model: string;
+  /** An EDMX model is read as `codegen --lenient` reads it. */
+  readonly lenient: boolean;
   /** Processes to run (--workers). */
   readonly workers: number;
   /** OpenTelemetry tracing (the OTEL_* variables), or undefined: off. */
@@ -97,6 +101,7 @@ export function gatewayCommandLine(args: readonly string[], env: NodeJS.ProcessE
       port: { type: 'string' },
       host: { type: 'string' },
       model: { type: 'string' },
+      lenient: { type: 'boolean', default: false },
       'upstream-format': { type: 'string' },
       'update-method': { type: 'string' },
       'upstream-auth': { type: 'string' },
@@ -162,7 +167,7 @@ export function gatewayCommandLine(args: readonly string[], env: NodeJS.ProcessE
   // Without Redis each process would keep its own cache and its own counters: a write through
   // one would not outdate the others' entries, and every limit would be multiplied by N.
   if (workers > 1 && layered.redis.url === undefined) throw new UsageError('--workers above 1 needs --redis <url>, where the workers share their cache and rate limits');
-  return { config: layered, model: values.model ?? DEFAULT_MODEL, workers, tracing: tracingConfig(env, 'timegate-gateway') };
+  return { config: layered, model: values.model ?? DEFAULT_MODEL, lenient: values.lenient, workers, tracing: tracingConfig(env, 'timegate-gateway') };
 }
 
 async function isDirectory(path: string): Promise<boolean> {
@@ -181,18 +186,26 @@ async function isFile(path: string): Promise<boolean> {
   }
 }
 
+/** How an EDMX model is read: strict, or lenient with its warnings reported (or not, by a worker). */
+export interface ModelReading {
+  readonly lenient: boolean;
+  readonly warn?: (warnings: readonly string[]) => void;
+}
+
 /**
  * The artefacts of a codegen output folder, or of an EDMX generated on the spot: written under
  * the package's data/ folder (so the validators resolve ajv from the package), once per EDMX.
+ * The EDMX is read every time, so a strict start refuses a model a lenient one generated.
  */
-export async function gatewayArtefacts(source: string): Promise<GatewayArtefacts> {
+export async function gatewayArtefacts(source: string, reading: ModelReading = { lenient: false }): Promise<GatewayArtefacts> {
   if (await isDirectory(source)) return loadGeneratedArtefacts(source);
-  const { readEdmx } = await import('../codegen/edmx-reader.js');
+  const { readEdmxWithWarnings } = await import('../codegen/edmx-reader.js');
   const { loadEdmxSource } = await import('../codegen/edmx-source.js');
   const { emitContextFor, generate } = await import('../codegen/generate.js');
   const { writeOutput } = await import('../codegen/write-output.js');
   const edmx = await loadEdmxSource(source);
-  const model = readEdmx(edmx);
+  const { model, warnings } = readEdmxWithWarnings(edmx, { lenient: reading.lenient });
+  reading.warn?.(warnings);
   const out = `${PACKAGE_ROOT}data/gateway-models/${createHash('sha256').update(edmx).digest('hex').slice(0, 16)}`;
   // Generating takes seconds (formatting, ajv compilation): a folder for this very EDMX is reused.
   if (!(await isFile(`${out}/openapi.json`))) await writeOutput(out, await generate(model, emitContextFor(out)));
@@ -206,9 +219,11 @@ async function run(args: readonly string[]): Promise<number> {
     return 0;
   }
   const { config, workers } = commandLine;
+  // The warnings of a lenient reading are printed once: by the one process, or by the supervisor.
+  const reading: ModelReading = { lenient: commandLine.lenient, ...(workers === 1 || isSupervisor(workers) ? { warn: (warnings) => writeModelWarnings('gateway', warnings) } : {}) };
   if (isSupervisor(workers)) {
     // An EDMX is generated once, here, not by every worker at once.
-    await gatewayArtefacts(commandLine.model);
+    await gatewayArtefacts(commandLine.model, reading);
     // A cursor one worker signed must be good on every other.
     const env = config.cursorSecret === undefined ? { TIMEGATE_CURSOR_SECRET: randomBytes(32).toString('base64url') } : {};
     const { pino } = await import('pino');
@@ -220,7 +235,7 @@ async function run(args: readonly string[]): Promise<number> {
   const { startGateway } = await import('../gateway/start.js');
   const tracing = await gatewayTracing(commandLine.tracing);
   const options = new Map([[config.port, '--port'], ...(config.ops.adminPort === undefined ? [] : [[config.ops.adminPort, '--admin-port'] as const])]);
-  const gateway = await listening(startGateway(config, await gatewayArtefacts(commandLine.model), tracing?.options), options);
+  const gateway = await listening(startGateway(config, await gatewayArtefacts(commandLine.model, reading), tracing?.options), options);
   const addresses = { rest: gateway.restRoot, docs: gateway.docsUrl, ...(gateway.adminOrigin === undefined ? {} : { admin: gateway.adminOrigin }) };
   gateway.app.log.info(addresses, 'timegate gateway listening');
   const stopped = untilSignal(async () => {

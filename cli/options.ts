@@ -22,6 +22,12 @@ export function databaseOption(value: string | undefined, env: NodeJS.ProcessEnv
 /** The `--db` option as every database-using subcommand documents it. */
 export const DB_HELP = '  --db <file|url>     SQLite file or postgres:// URL (default: $DATABASE_URL, else ./data/timegate.sqlite)';
 
+/** What `--lenient` skipped or mapped of a model: one warning a line on stderr, then the count. */
+export function writeModelWarnings(command: string, warnings: readonly string[]): void {
+  for (const warning of warnings) process.stderr.write(`timegate ${command}: warning: ${warning}\n`);
+  if (warnings.length > 0) process.stderr.write(`timegate ${command}: ${warnings.length} construct(s) skipped or mapped (--lenient)\n`);
+}
+
 /** Awaits a program's start; a port another process holds is named by the option that moves it. */
 export async function listening<T>(start: Promise<T>, optionOfPort: ReadonlyMap<number, string>): Promise<T> {
   try {

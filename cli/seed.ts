@@ -1,9 +1,5 @@
 // `timegate seed --entries <n>`: a large, realistic data set for benchmarks, with a progress bar.
 import { parseArgs } from 'node:util';
-import { createAccount } from '../service/accounts/account-admin.js';
-import { insertCatalogue } from '../service/accounts/demo-seed.js';
-import { seedEntries } from '../service/storage/bulk-seed.js';
-import { openDatabase } from '../service/storage/database.js';
 import type { Command } from './command.js';
 import { DB_HELP, databaseOption, integerOption, requiredOption } from './options.js';
 import { progressOn } from './progress.js';
@@ -38,13 +34,19 @@ async function run(args: readonly string[]): Promise<number> {
     return 0;
   }
   const entries = integerOption('entries', requiredOption('entries', values.entries), 0, 0, 50_000_000);
+  const existing = values.account === undefined ? undefined : integerOption('account', values.account, 0, 1, 2_147_483_647);
+  // The database layer is loaded only once the command line is good: --help and a refusal answer at once.
+  const { openDatabase } = await import('../service/storage/database.js');
+  const { createAccount } = await import('../service/accounts/account-admin.js');
+  const { insertCatalogue } = await import('../service/accounts/demo-seed.js');
+  const { seedEntries } = await import('../service/storage/bulk-seed.js');
   const database = await openDatabase(databaseOption(values.db, process.env));
   try {
-    const created = values.account === undefined
+    const created = existing === undefined
       ? await createAccount(database.db, { name: 'Lastprofil GmbH', adminEmail: 'admin@lastprofil.example' })
       : undefined;
     if (created !== undefined) await insertCatalogue(database.db, created.accountId, created.userId, created.userId, Date.now());
-    const accountId = created?.accountId ?? integerOption('account', values.account, 0, 1, 2_147_483_647);
+    const accountId = created?.accountId ?? (existing as number);
     const progress = progressOn(process.stderr);
     const started = Date.now();
     const result = await seedEntries(database.db, { accountId, entries, onProgress: (inserted, total) => progress.update(inserted, total) });

@@ -2,9 +2,7 @@
 import { parseArgs } from 'node:util';
 import type { ServiceConfig } from '../service/config.js';
 import { DEFAULT_SERVICE_CONFIG } from '../service/config.js';
-import { startService } from '../service/start.js';
 import type { StartServiceOptions } from '../service/start.js';
-import { openDatabase } from '../service/storage/database.js';
 import { UsageError } from './command.js';
 import type { Command } from './command.js';
 import { untilSignal } from './lifecycle.js';
@@ -132,7 +130,9 @@ async function run(args: readonly string[]): Promise<number> {
     return 0;
   }
   const { config, workers } = commandLine;
+  // The server and the database layer are loaded only once the command line is good.
   if (isSupervisor(workers)) {
+    const { openDatabase } = await import('../service/storage/database.js');
     // Migrated once, here, so the workers start on a current schema and a database that does
     // not open fails the command once, with one message.
     const database = await openDatabase(config.databaseUrl, { postgres: { poolMax: 1 } });
@@ -143,6 +143,7 @@ async function run(args: readonly string[]): Promise<number> {
   }
   const options = new Map([[config.port, '--port'], ...(config.adminPort === undefined ? [] : [[config.adminPort, '--admin-port'] as const])]);
   const tracing = await serviceTracing(commandLine.tracing);
+  const { startService } = await import('../service/start.js');
   const service = await listening(startService(config, tracing?.options), options);
   const addresses = { root: service.root, database: service.database.location, ...(service.adminOrigin === undefined ? {} : { admin: service.adminOrigin }) };
   service.app.log.info(addresses, 'timegate service listening');

@@ -15,10 +15,8 @@ import { parseArgs } from 'node:util';
 import { DEMO_SIGN_IN, ensureDemoSignIn, seedDemoAccount } from '../service/accounts/demo-seed.js';
 import type { DemoUser } from '../service/accounts/demo-seed.js';
 import type { ServiceConfig } from '../service/config.js';
-import { DEFAULT_SERVICE_CONFIG, SERVICE_ROOT_PATH } from '../service/config.js';
-import { startService } from '../service/start.js';
+import { DEFAULT_SERVICE_CONFIG, DEFAULT_SQLITE_FILE, SERVICE_ROOT_PATH } from '../service/config.js';
 import type { DatabaseHandle } from '../service/storage/database.js';
-import { DEFAULT_SQLITE_FILE, openDatabase } from '../service/storage/database.js';
 import { DEFAULT_GATEWAY_CONFIG, gatewayConfig } from '../gateway/config.js';
 import type { RunningGateway } from '../gateway/start.js';
 import { gatewayArtefacts } from './gateway.js';
@@ -87,6 +85,7 @@ function banner(root: string, gateway: RunningGateway, users: readonly DemoUser[
 
 /** In a worker of `timegate start`: the service alone, until the primary stops it. */
 async function serveAsWorker(config: ServiceConfig, portOption: ReadonlyMap<number, string>): Promise<number> {
+  const { startService } = await import('../service/start.js');
   const service = await listening(startService(config), portOption);
   const stopped = untilSignal(() => service.close(), (line) => service.app.log.info(line));
   announceReady({ root: service.root });
@@ -155,6 +154,9 @@ async function run(args: readonly string[]): Promise<number> {
   };
   const portOption = new Map([[servicePort, '--port']]);
   if (cluster.isWorker) return serveAsWorker(serviceConfig, portOption);
+  // The servers and the database layer are loaded only once the command line is good.
+  const { openDatabase } = await import('../service/storage/database.js');
+  const { startService } = await import('../service/start.js');
   const database = await openDatabase(file);
   const users = await demoUsers(keysFile, await seedDemoAccount(database.db));
   const demoSignIn = await ensureDemoSignIn(database.db);

@@ -54,7 +54,7 @@ export class ReadProblems {
     if (first === undefined) return;
     if (this.errors.length === 1) throw first;
     const list = this.errors.map((error) => `\n  - ${error.message}`).join('');
-    throw new EdmxError(first.code, `${this.errors.length} problems (codegen --lenient skips what it does not support):${list}`);
+    throw new EdmxError(first.code, `${this.errors.length} problems (--lenient skips what it does not support):${list}`);
   }
 }
 

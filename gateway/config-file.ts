@@ -3,9 +3,10 @@
 // command-line flags. Every value is checked with ajv; a mistake names the key (or the
 // environment variable) and what is wrong with it, and nothing starts.
 import { readFileSync } from 'node:fs';
-import { Ajv } from 'ajv';
-import type { ErrorObject } from 'ajv';
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as AjvModule from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import type * as YamlModule from 'yaml';
 import type { GatewayConfig } from './config.js';
 import { gatewayConfig } from './config.js';
 import { parseRateLimit } from './limits/rate-limit-config.js';
@@ -79,7 +80,15 @@ export const CONFIG_SCHEMA = section({
   redis: section({ url: { type: 'string', pattern: '^rediss?://' }, keyPrefix: { type: 'string' }, commandTimeoutMs: integer(1) }),
 });
 
-const validate = new Ajv({ allErrors: true, strict: true }).compile(CONFIG_SCHEMA);
+// ajv and yaml are loaded at the first file or variable to check: a command line without either
+// (and --help) answers without them.
+const load = createRequire(import.meta.url);
+let compiled: ValidateFunction | undefined;
+
+function validator(): ValidateFunction {
+  compiled ??= new (load('ajv') as typeof AjvModule).Ajv({ allErrors: true, strict: true }).compile(CONFIG_SCHEMA);
+  return compiled;
+}
 
 /** `/resilience/breaker/openMs` as `resilience.breaker.openMs`. */
 function keyOf(pointer: string): string {
@@ -99,6 +108,7 @@ function describe(error: ErrorObject, keyName: (key: string) => string): string 
 }
 
 function check(value: unknown, source: string, keyName: (key: string) => string = (key) => key): Json {
+  const validate = validator();
   if (validate(value)) return value as Json;
   // oneOf's branch errors say less than the oneOf itself.
   const errors = (validate.errors ?? []).filter((error, _i, all) => !all.some((other) => other.keyword === 'oneOf' && error.instancePath === other.instancePath && error !== other && error.schemaPath.startsWith(other.schemaPath.replace(/\/oneOf$/, ''))));
@@ -110,7 +120,7 @@ function check(value: unknown, source: string, keyName: (key: string) => string 
 export function parseConfigText(text: string, source: string): Json {
   let value: unknown;
   try {
-    value = text.trim() === '' ? {} : parseYaml(text);
+    value = text.trim() === '' ? {} : (load('yaml') as typeof YamlModule).parse(text);
   } catch (error) {
     throw new ConfigFileError(`${source}: not YAML or JSON: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
   }
@@ -181,7 +191,7 @@ export function envOverrides(env: NodeJS.ProcessEnv): Json {
     const leaf = ENV_LEAVES.get(name);
     if (leaf !== undefined) setPath(overrides, leaf.path, envValue(raw, leaf.schema));
   }
-  return check(overrides, 'environment', envNameOf);
+  return Object.keys(overrides).length === 0 ? overrides : check(overrides, 'environment', envNameOf);
 }
 
 function isPlainObject(value: unknown): value is Json {

@@ -5,18 +5,64 @@ import type { AuthConfig } from './auth/auth-config.js';
 import { DEFAULT_AUTH_CONFIG } from './auth/auth-config.js';
 import type { CacheConfig } from './cache/cache-config.js';
 import { DEFAULT_CACHE_CONFIG } from './cache/cache-config.js';
-import type { RedisConfig } from './cache/redis-connection.js';
-import { DEFAULT_REDIS_CONFIG } from './cache/redis-connection.js';
-import type { CorsConfig } from './cors-feature.js';
-import { DEFAULT_CORS_CONFIG } from './cors-feature.js';
-import type { LoadSheddingConfig } from './limits/load-shedding.js';
-import { DEFAULT_LOAD_SHEDDING_CONFIG } from './limits/load-shedding.js';
 import type { RateLimitConfig } from './limits/rate-limit-config.js';
 import { DEFAULT_RATE_LIMIT_CONFIG } from './limits/rate-limit-config.js';
-import type { OpsConfig } from './ops/ops-plugin.js';
-import { DEFAULT_OPS_CONFIG } from './ops/ops-plugin.js';
 import type { BreakerConfig } from './upstream/breaker-interceptor.js';
 import type { RetryConfig } from './upstream/retry-interceptor.js';
+
+// The settings of the features whose modules load Fastify plugins or ioredis are declared here,
+// so that reading a command line (and answering --help) loads none of them.
+
+/** The Redis connection of the shared stores (cache/redis-connection.ts). */
+export interface RedisConfig {
+  /** `redis://host:port/db`; absent = in-process stores. */
+  readonly url: string | undefined;
+  /** Prefix of every key, so several deployments (or test runs) can share one Redis. */
+  readonly keyPrefix: string;
+  readonly commandTimeoutMs: number;
+}
+
+export const DEFAULT_REDIS_CONFIG: RedisConfig = { url: undefined, keyPrefix: 'timegate:', commandTimeoutMs: 1_000 };
+
+/** CORS (cors-feature.ts). */
+export interface CorsConfig {
+  /** Origins allowed to call (`https://app.example`), or `*` for any; empty: CORS off. */
+  readonly origins: readonly string[];
+  /** How long a browser may keep a preflight's answer. */
+  readonly maxAgeSeconds: number;
+}
+
+export const DEFAULT_CORS_CONFIG: CorsConfig = { origins: [], maxAgeSeconds: 600 };
+
+/** Load shedding (limits/load-shedding.ts). */
+export interface LoadSheddingConfig {
+  /** Refuse new requests (503) while the event loop lags more than this (0: off). */
+  readonly maxEventLoopDelayMs: number;
+  /** ...or while its utilisation is above this fraction (0: off). */
+  readonly maxEventLoopUtilization: number;
+  /** Retry-After of a shed request. */
+  readonly retryAfterSeconds: number;
+}
+
+export const DEFAULT_LOAD_SHEDDING_CONFIG: LoadSheddingConfig = { maxEventLoopDelayMs: 1_000, maxEventLoopUtilization: 0, retryAfterSeconds: 5 };
+
+/** The operations endpoints and the admin listener (ops/ops-plugin.ts). */
+export interface OpsConfig {
+  /** Serve Prometheus metrics at /metrics on the admin listener. */
+  readonly metrics: boolean;
+  /** /readyz asks the upstream for its service document; this long at most (ms). */
+  readonly readinessTimeoutMs: number;
+  /** Port of the admin listener (/metrics, /healthz, /readyz); undefined: none. */
+  readonly adminPort: number | undefined;
+  readonly adminHost: string;
+}
+
+export const DEFAULT_OPS_CONFIG: OpsConfig = {
+  metrics: true,
+  readinessTimeoutMs: 2_000,
+  adminPort: undefined,
+  adminHost: '127.0.0.1',
+};
 
 /** How the upstream's documents are read and its request bodies written. */
 export type UpstreamFormat = 'json' | 'atom';

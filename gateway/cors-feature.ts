@@ -5,15 +5,6 @@
 import cors from '@fastify/cors';
 import type { GatewayFeature } from './features.js';
 
-export interface CorsConfig {
-  /** Origins allowed to call (`https://app.example`), or `*` for any; empty: CORS off. */
-  readonly origins: readonly string[];
-  /** How long a browser may keep a preflight's answer. */
-  readonly maxAgeSeconds: number;
-}
-
-export const DEFAULT_CORS_CONFIG: CorsConfig = { origins: [], maxAgeSeconds: 600 };
-
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'MERGE', 'DELETE'];
 
 const EXPOSED_HEADERS = [

@@ -11,10 +11,13 @@
 //                 read; a chunked body is cut off at the limit by the faces' body parsers (413).
 //   bodies        a GET, HEAD or DELETE that carries a body is a 400: no operation reads one, and
 //                 a body the gateway does not read would be taken for the next request.
+//   closing       an answer that closes the connection before the body was read waits for the
+//                 body before it closes (closing-answers.ts), so the client can read it.
 //   URL           a path that does not decode (`%ZZ`, `%ED%A0%80`) is routed as if its `%` were
 //                 escaped, so its face refuses it with a 400 in its own format.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { registerClosingAnswers } from './closing-answers.js';
 import { BodyNotAllowedError, ExpectationFailedError, MalformedUrlError, PayloadTooLargeError } from './errors.js';
 import type { GatewayFeature } from './features.js';
 
@@ -90,6 +93,7 @@ function registerRequestHygiene(app: FastifyInstance, bodyLimitBytes: number): v
     if ((request.raw as Marked)[AWAITS_CONTINUE] || (request.raw as Marked)[BAD_EXPECTATION]) reply.header('connection', 'close');
     done(null, payload);
   });
+  registerClosingAnswers(app);
 }
 
 export function hygieneFeature(): GatewayFeature {

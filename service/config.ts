@@ -2,6 +2,9 @@
 // module below reads process.env or argv itself.
 import { DEFAULT_BATCH_LIMITS } from '../odata/limits.js';
 
+/** The embedded database when no URL is given (storage/database.ts). */
+export const DEFAULT_SQLITE_FILE = './data/timegate.sqlite';
+
 export interface TlsFiles {
   readonly certFile: string;
   readonly keyFile: string;

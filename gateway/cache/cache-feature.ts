@@ -52,7 +52,9 @@ export function storeOnRedis(app: FastifyInstance, url: string, keyPrefix: strin
     // Hits answered from this instance's copies while it follows the bumped counters.
     const copies = new LocalCopies(copiesMaxBytes);
     try {
-      subscriber = await openRedis(url, commandTimeoutMs);
+      // followGenerations() subscribes on each reconnection and handles its failure; ioredis' own
+      // resubscribing would leave a timed-out SUBSCRIBE's rejection unhandled (a stalled link).
+      subscriber = await openRedis(url, commandTimeoutMs, { autoResubscribe: false });
       await followGenerations(subscriber, keyPrefix, copies);
     } catch (error) {
       await closeRedis(redis);

@@ -17,6 +17,12 @@
 // counters read after it was back (a read begun before could miss a bump made while no one
 // listened).
 //
+// The followed connection can stall while the main one works (Redis paused for that client, a
+// half-open TCP link): its round trip would then hold every hit for the command timeout. So a
+// request waits for the round trip at most CATCH_UP_BUDGET_MS, then reads the shared store over
+// the main connection (lookup, always current); while a round trip is overdue, the requests after
+// it do so at once. The round trip that times out loses the subscription (followGenerations).
+//
 // A credential's verdict from the shared store is remembered with its time, and ages as it would
 // have: a copy is served only while the upstream accepted the credential within the auth TTL, so a
 // revoked key still meets its 401 within the TTL; an instance that learns of a refusal only at its
@@ -28,6 +34,13 @@ import type { CacheLookup, StoredResponse } from './cache-store.js';
 import { isCurrent, responseLru } from './cache-store.js';
 
 const MAX_CREDENTIALS = 100_000;
+
+/**
+ * How long a request waits for the round trip before it reads the store instead: a healthy one
+ * takes a millisecond or two within a region, a lookup on the store about as long, so a round trip
+ * this late means the followed connection stalls, and waiting longer only costs the request.
+ */
+export const CATCH_UP_BUDGET_MS = 50;
 
 /** Taken when a read of the store begins; what it read is learned only if it is still valid. */
 export type ReadToken = number | undefined;
@@ -45,6 +58,8 @@ export class LocalCopies {
   #roundTrip: RoundTrip | undefined;
   /** The round trip the requests of this turn wait for, sent when the turn ends. */
   #nextRound: Promise<boolean> | undefined;
+  /** A round trip is out for longer than the budget: the followed connection may be stalled. */
+  #isOverdue = false;
 
   constructor(maxBytes: number) {
     this.#entries = responseLru(maxBytes);
@@ -54,20 +69,32 @@ export class LocalCopies {
   follow(roundTrip: RoundTrip): void {
     this.#roundTrip = roundTrip;
     this.#isFollowing = true;
+    this.#isOverdue = false;
   }
 
   /**
    * True once every bump published before this call has been learned, so peek() may be trusted
-   * for a request that came before it; false when that is not known (peek() is not to be used).
+   * for a request that came before it; false when that is not known within the budget (peek() is
+   * not to be used).
    */
   catchUp(): Promise<boolean> {
     const roundTrip = this.#roundTrip;
-    if (!this.#isFollowing || roundTrip === undefined) return Promise.resolve(false);
+    if (!this.#isFollowing || roundTrip === undefined || this.#isOverdue) return Promise.resolve(false);
     // Joined only while not sent: one sent before a request came could overtake its writer's bump.
     this.#nextRound ??= new Promise<boolean>((resolve) => {
       setImmediate(() => {
         this.#nextRound = undefined;
-        roundTrip().then(() => resolve(this.#isFollowing), () => resolve(false));
+        const budget = setTimeout(() => {
+          this.#isOverdue = true;
+          resolve(false);
+        }, CATCH_UP_BUDGET_MS);
+        const settle = (isCaughtUp: boolean): void => {
+          clearTimeout(budget);
+          // Answered, or failed (then the subscription is lost): a later round trip may be waited for.
+          this.#isOverdue = false;
+          resolve(isCaughtUp);
+        };
+        roundTrip().then(() => settle(this.#isFollowing), () => settle(false));
       });
     });
     return this.#nextRound;

@@ -3,24 +3,17 @@
 // (no offline queue, a command timeout) so that a Redis outage degrades the gateway to "no
 // cache" or "limits from memory" instead of hanging requests.
 import { Redis } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
 
-export interface RedisConfig {
-  /** `redis://host:port/db`; absent = in-process stores. */
-  readonly url: string | undefined;
-  /** Prefix of every key, so several deployments (or test runs) can share one Redis. */
-  readonly keyPrefix: string;
-  readonly commandTimeoutMs: number;
-}
-
-export const DEFAULT_REDIS_CONFIG: RedisConfig = { url: undefined, keyPrefix: 'timegate:', commandTimeoutMs: 1_000 };
-
-export async function openRedis(url: string, commandTimeoutMs: number): Promise<Redis> {
+/** `overrides`: what one connection needs beyond these (the cache's subscriber). */
+export async function openRedis(url: string, commandTimeoutMs: number, overrides: RedisOptions = {}): Promise<Redis> {
   const redis = new Redis(url, {
     lazyConnect: true,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     commandTimeout: commandTimeoutMs,
     connectTimeout: 5_000,
+    ...overrides,
   });
   // Connection errors surface on each command; ioredis reconnects on its own.
   redis.on('error', () => {});

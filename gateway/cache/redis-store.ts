@@ -7,9 +7,9 @@
 //
 // With local copies (local-copies.ts), a lookup whose answer this instance already holds, current,
 // is answered from memory (peek) once the copies have caught up with the writes acknowledged
-// before (catchUp: one PING on the subscribed connection); a write bumps its counters and
-// publishes the new values in one script, and every instance follows that channel
-// (followGenerations).
+// before (catchUp: one PING on the subscribed connection, waited for within a short budget); a
+// write bumps its counters and publishes the new values in one script, and every instance
+// follows that channel (followGenerations).
 import type { Redis } from 'ioredis';
 import type { Verdict } from '../auth/credential-freshness.js';
 import type { CacheLookup, CacheStore, StoredResponse } from './cache-store.js';
@@ -63,13 +63,24 @@ function parseBumps(text: string): { sets: string[]; values: number[] } {
  */
 export async function followGenerations(subscriber: Redis, keyPrefix: string, copies: LocalCopies): Promise<void> {
   const channel = generationChannel(keyPrefix);
-  const roundTrip = (): Promise<unknown> => subscriber.ping();
   subscriber.on('message', (from: string, text: string) => {
     if (from !== channel) return;
     const { sets, values } = parseBumps(text);
     copies.learnBumped(sets, values);
   });
   const lose = (): void => copies.lose();
+  // A PING or SUBSCRIBE unanswered within the command timeout: the connection stalls (Redis
+  // paused for this client, a half-open link), and ioredis would keep it. What it still brings
+  // would come late, so the subscription is lost, and followed again on a new connection.
+  const restart = (): void => {
+    lose();
+    if (subscriber.status === 'ready') subscriber.disconnect(true);
+  };
+  const roundTrip = (): Promise<unknown> =>
+    subscriber.ping().catch((error: unknown) => {
+      restart();
+      throw error;
+    });
   // The socket's own end or error, not ioredis' 'close': that one comes in the loop's close phase,
   // after a request read in the same turn could have been answered from a copy.
   const watch = (): void => {
@@ -81,7 +92,7 @@ export async function followGenerations(subscriber: Redis, keyPrefix: string, co
   subscriber.on('close', lose);
   subscriber.on('reconnecting', lose);
   subscriber.on('ready', () => {
-    subscriber.subscribe(channel).then(() => copies.follow(roundTrip), lose);
+    subscriber.subscribe(channel).then(() => copies.follow(roundTrip), restart);
   });
   await subscriber.subscribe(channel);
   copies.follow(roundTrip);

@@ -5,17 +5,6 @@ import underPressure from '@fastify/under-pressure';
 import { OverloadedError } from '../errors.js';
 import type { GatewayFeature } from '../features.js';
 
-export interface LoadSheddingConfig {
-  /** Refuse new requests (503) while the event loop lags more than this (0: off). */
-  readonly maxEventLoopDelayMs: number;
-  /** ...or while its utilisation is above this fraction (0: off). */
-  readonly maxEventLoopUtilization: number;
-  /** Retry-After of a shed request. */
-  readonly retryAfterSeconds: number;
-}
-
-export const DEFAULT_LOAD_SHEDDING_CONFIG: LoadSheddingConfig = { maxEventLoopDelayMs: 1_000, maxEventLoopUtilization: 0, retryAfterSeconds: 5 };
-
 export function loadSheddingFeature(): GatewayFeature {
   return {
     name: 'load-shedding',

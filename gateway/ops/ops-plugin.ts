@@ -10,23 +10,6 @@ import type { GatewayFeature, GatewayParts } from '../features.js';
 import { newCall, withCall } from '../upstream/upstream-call.js';
 import type { UpstreamStack } from '../upstream/upstream-dispatcher.js';
 
-export interface OpsConfig {
-  /** Serve Prometheus metrics at /metrics on the admin listener. */
-  readonly metrics: boolean;
-  /** /readyz asks the upstream for its service document; this long at most (ms). */
-  readonly readinessTimeoutMs: number;
-  /** Port of the admin listener (/metrics, /healthz, /readyz); undefined: none. */
-  readonly adminPort: number | undefined;
-  readonly adminHost: string;
-}
-
-export const DEFAULT_OPS_CONFIG: OpsConfig = {
-  metrics: true,
-  readinessTimeoutMs: 2_000,
-  adminPort: undefined,
-  adminHost: '127.0.0.1',
-};
-
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route's name in metrics when its pattern is not readable (the passthrough's regex). */

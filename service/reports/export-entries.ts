@@ -8,12 +8,8 @@ import type { CsvDelimiter } from './csv-writer.js';
 import { countEntries, iterateEntries } from './entry-query.js';
 import { exportColumns, exportTexts } from './export-columns.js';
 import type { ExportLanguage } from './export-columns.js';
-import type { EntryFilter, ReportAccount, ReportDatabase, ReportScope } from './report-scope.js';
+import type { EntryFilter, ExportFormat, ReportAccount, ReportDatabase, ReportScope } from './report-scope.js';
 import { writeXlsx } from './xlsx-writer.js';
-
-export type ExportFormat = 'csv' | 'xlsx';
-
-export const EXPORT_FORMATS: readonly ExportFormat[] = ['csv', 'xlsx'];
 
 /** The media type of each format, for Content-Type. */
 export const EXPORT_MEDIA_TYPES: Readonly<Record<ExportFormat, string>> = {

@@ -10,7 +10,7 @@ import type { Writable } from 'node:stream';
 import { writeCsv } from './csv-writer.js';
 import type { CsvDelimiter } from './csv-writer.js';
 import type { ExportColumn, ExportLanguage } from './export-columns.js';
-import type { ExportFormat } from './export-entries.js';
+import type { ExportFormat } from './report-scope.js';
 import type { Report, ReportSums } from './report-query.js';
 import type { EntryFilter } from './report-scope.js';
 import { writeXlsx } from './xlsx-writer.js';

@@ -12,6 +12,11 @@ import type { WallClockZone } from '../../odata/wall-clock.js';
 import type { DatabaseHandle } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
 
+/** The formats an export is written in (export-entries.ts), as a caller may ask for them. */
+export type ExportFormat = 'csv' | 'xlsx';
+
+export const EXPORT_FORMATS: readonly ExportFormat[] = ['csv', 'xlsx'];
+
 /** What the report and export functions need of an open database. */
 export type ReportDatabase = Pick<DatabaseHandle, 'db' | 'dialect'>;
 

@@ -13,8 +13,7 @@ import type { SqliteOptions } from './dialect-sqlite.js';
 import { migrateToLatest } from './migrator.js';
 import type { Database } from './schema.js';
 import { StorageConfigError } from './storage-errors.js';
-
-export const DEFAULT_SQLITE_FILE = './data/timegate.sqlite';
+import { DEFAULT_SQLITE_FILE } from '../config.js';
 
 export interface OpenDatabaseOptions {
   readonly sqlite?: SqliteOptions;

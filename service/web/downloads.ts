@@ -6,7 +6,7 @@
 import { PassThrough } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { EXPORT_MEDIA_TYPES, exportEntries, exportFileName } from '../reports/export-entries.js';
-import type { ExportFormat } from '../reports/export-entries.js';
+import type { ExportFormat } from '../reports/report-scope.js';
 import { exportReport, reportFileName } from '../reports/report-export.js';
 import type { Report } from '../reports/report-query.js';
 import { loadReportAccount, scopeOf } from '../reports/report-scope.js';

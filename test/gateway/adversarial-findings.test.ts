@@ -25,6 +25,7 @@ import { startGatewayInFront, startTestGateway } from '../helpers/gateway.js';
 import { startServiceProcess } from '../helpers/service-process.js';
 import type { ServiceProcess } from '../helpers/service-process.js';
 import { DEMO_NOW } from '../helpers/service.js';
+import { sendWholeThenRead } from '../helpers/whole-request.js';
 import { expectContinue, plainGet, startSlowUpstream } from './adversarial-client.js';
 
 const sqlite = testDatabases[0] as (typeof testDatabases)[number];
@@ -100,6 +101,18 @@ describe('2. Expect: 100-continue and large bodies', () => {
     expect(chunked.status).toBe(413);
     expect(t.service.requestCount()).toBe(before);
     expect((await fetch(`${t.restRoot}/projects`, { headers: key })).status).toBe(200);
+  });
+
+  it('answers a body over the limit that the client sends whole before reading with its 413 on both faces, never a reset', async () => {
+    const head = (line: string) => `${line} HTTP/1.1\r\nHost: x\r\nX-ServiceApiKey: ${t.service.admin.apiKey}\r\nContent-Type: application/json\r\n`;
+    const big = Buffer.alloc(8 * 1024 * 1024, 0x20);
+    const answers = await Promise.all(['POST /V1/Api.svc/Clients', 'POST /api/v1/clients'].flatMap((line) => [
+      sendWholeThenRead(t.origin, head(line), big),
+      sendWholeThenRead(t.origin, head(line), big, 'chunked'),
+    ]));
+    // Before, the chunked ones met EPIPE: the gateway closed over the unread rest, and the reset
+    // took the answer with it.
+    expect(answers).toEqual(Array(4).fill('HTTP/1.1 413 Payload Too Large'));
   });
 });
 

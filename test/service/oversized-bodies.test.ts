@@ -2,36 +2,17 @@
 // closes the connection; closed at once, over bytes not yet read, the kernel answers the client's
 // next segment with a reset, and a client still writing meets EPIPE or ECONNRESET instead of the
 // 413 (RFC 9112 §9.6, "the TCP reset problem"; CI's edge fuzz met it once in 20,000 requests).
-// The service reads such a body to its end before the closing answer goes out, within a bound.
+// The service sends its answer at once and closes only once it has read such a body to its end,
+// within a bound (service/http/closing-answers.ts).
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqlite } from '../helpers/databases.js';
+import { sendWholeThenRead } from '../helpers/whole-request.js';
 import type { TestDatabasePlace } from '../helpers/databases.js';
 import { startServiceProcess } from '../helpers/service-process.js';
 import type { ServiceProcess } from '../helpers/service-process.js';
 
 const BIG = Buffer.alloc(8 * 1024 * 1024, 0x61);
-
-/**
- * The status line of the answer to `head` followed by a body of BIG, written whole before the
- * client reads anything (as a client busy sending does), or what the client met instead.
- */
-function sendWholeThenRead(origin: string, head: string): Promise<string> {
-  const { hostname, port } = new URL(origin);
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let failure = 'no answer';
-    const socket = connect({ host: hostname, port: Number(port) }, () => {
-      socket.write(`${head}Content-Length: ${BIG.length}\r\n\r\n`);
-      socket.write(BIG);
-      socket.pause();
-      setTimeout(() => socket.resume(), 300);
-    });
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', (error: NodeJS.ErrnoException) => (failure = error.code ?? error.message));
-    socket.on('close', () => resolve(/^HTTP\/1\.1 \d{3} [^\r]*/.exec(Buffer.concat(chunks).toString('latin1'))?.[0] ?? failure));
-  });
-}
 
 describe('a body over the limit, sent whole without waiting', () => {
   // A process of its own, as in production: in one process with its client the server reads
@@ -52,9 +33,12 @@ describe('a body over the limit, sent whole without waiting', () => {
   it('gets its 413 on every connection, OData write and web form alike, never a reset', async () => {
     const odata = 'PUT /V1/Api.svc/Projects(1) HTTP/1.1\r\nHost: x\r\nX-ServiceApiKey: tg_any\r\nContent-Type: application/json\r\n';
     const form = 'POST /sign-in HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n';
-    const answers = await Promise.all([odata, form, odata, form, odata, form].map((head) => sendWholeThenRead(origin, head)));
+    const answers = await Promise.all([odata, form, odata, form].flatMap((head) => [
+      sendWholeThenRead(origin, head, BIG),
+      sendWholeThenRead(origin, head, BIG, 'chunked'),
+    ]));
     // Before, every one of them met EPIPE: the answer was lost with the reset.
-    expect(answers).toEqual(Array(6).fill('HTTP/1.1 413 Payload Too Large'));
+    expect(answers).toEqual(Array(8).fill('HTTP/1.1 413 Payload Too Large'));
   }, 30_000);
 
   it('is answered at once, and closed within the bound, when the client declares more than it ever sends', async () => {
