@@ -53,12 +53,12 @@ async function demoUsers(keysFile: string, seeded: Awaited<ReturnType<typeof see
   }
 }
 
-function banner(root: string, gateway: RunningGateway, users: readonly DemoUser[] | undefined, keysFile: string, demoSignIn: boolean): string {
+function banner(root: string, gateway: RunningGateway, users: readonly DemoUser[] | undefined, keysFile: string, demoSignIns: ReadonlyArray<{ email: string; password: string }>): string {
   const lines = [
     '',
     'timegate is running',
     `  Web interface      ${root.slice(0, -SERVICE_ROOT_PATH.length)}/`,
-    ...(demoSignIn ? [`                     sign in as ${DEMO_SIGN_IN.email}, password ${DEMO_SIGN_IN.password}`] : []),
+    ...demoSignIns.map((signIn) => `                     ${signIn === DEMO_SIGN_IN ? 'sign in as' : 'or, as administrator,'} ${signIn.email}, password ${signIn.password}`),
     `  OData V2 service   ${root}`,
     `  $metadata          ${root}/$metadata`,
     `  REST gateway       ${gateway.restRoot}`,
@@ -159,7 +159,7 @@ async function run(args: readonly string[]): Promise<number> {
   const { startService } = await import('../service/start.js');
   const database = await openDatabase(file);
   const users = await demoUsers(keysFile, await seedDemoAccount(database.db));
-  const demoSignIn = await ensureDemoSignIn(database.db);
+  const demoSignIns = await ensureDemoSignIn(database.db);
   const service = await listening(workers > 1 ? serviceWorkers(serviceConfig, workers, database) : startService(serviceConfig, { database }), portOption);
   let gateway: RunningGateway;
   try {
@@ -183,7 +183,7 @@ async function run(args: readonly string[]): Promise<number> {
     await gateway.close();
     await service.close();
   }, (line) => process.stdout.write(`${line}\n`));
-  process.stdout.write(banner(service.root, gateway, users, keysFile, demoSignIn));
+  process.stdout.write(banner(service.root, gateway, users, keysFile, demoSignIns));
   return stopped;
 }
 
