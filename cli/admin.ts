@@ -1,13 +1,12 @@
 // `timegate admin <action>`: accounts, users and API keys, for operators. Each action prints one
 // JSON line (the new IDs and, where a key is issued, the key: shown this once, stored as a hash).
 import { parseArgs } from 'node:util';
-import { createAccount, createUser, findUserId, listAccounts, listUsers, newKey, revokeKeys, setActive, setRole } from '../service/accounts/account-admin.js';
-import { LABELLED_ENTITIES, updateSettings } from '../service/accounts/account-settings-admin.js';
-import type { CustomLabelChange, LabelledEntity } from '../service/accounts/account-settings-admin.js';
+import { LABELLED_ENTITIES } from '../service/accounts/account-input.js';
+import type { LabelledEntity, Role } from '../service/accounts/account-input.js';
+import type { CustomLabelChange } from '../service/accounts/account-settings-admin.js';
 import { INVITATION_PATH, INVITATION_TTL_MS, createInvitation } from '../service/accounts/invitations.js';
 import { storePasswordHash } from '../service/accounts/passwords.js';
 import { DEFAULT_SERVICE_CONFIG } from '../service/config.js';
-import type { Role } from '../service/accounts/account-admin.js';
 import type { DatabaseHandle } from '../service/storage/database.js';
 import { UsageError } from './command.js';
 import type { Command } from './command.js';
@@ -46,7 +45,14 @@ ${DB_HELP}
   -h, --help          show this help`;
 
 /** `labels`: the repeatable --custom-label values. */
-type Action = (db: DatabaseHandle['db'], values: Record<string, string | undefined>, labels: readonly string[]) => Promise<unknown>;
+/** The account rules, loaded with the database layer once the command line is good (they load Kysely). */
+async function accountRules() {
+  const [admin, settings] = await Promise.all([import('../service/accounts/account-admin.js'), import('../service/accounts/account-settings-admin.js')]);
+  return { ...admin, ...settings };
+}
+
+type AccountRules = Awaited<ReturnType<typeof accountRules>>;
+type Action = (db: DatabaseHandle['db'], values: Record<string, string | undefined>, labels: readonly string[], rules: AccountRules) => Promise<unknown>;
 
 const MAX_ID = 2_147_483_647;
 
@@ -85,14 +91,14 @@ async function invitationLink(db: DatabaseHandle['db'], userId: number, base: st
 }
 
 const ACTIONS: Readonly<Record<string, Action>> = {
-  'create-account': (db, v) => createAccount(db, {
+  'create-account': (db, v, _labels, { createAccount }) => createAccount(db, {
     name: requiredOption('name', v.name),
     adminEmail: requiredOption('admin-email', v['admin-email']),
     ...(v['admin-first-name'] === undefined ? {} : { adminFirstName: v['admin-first-name'] }),
     ...(v['admin-last-name'] === undefined ? {} : { adminLastName: v['admin-last-name'] }),
     ...(v['time-zone'] === undefined ? {} : { timeZone: v['time-zone'] }),
   }),
-  'create-user': async (db, v) => {
+  'create-user': async (db, v, _labels, { createUser }) => {
     const base = webUrl(v);
     const user = await createUser(db, {
       accountId: accountOption(v),
@@ -103,26 +109,26 @@ const ACTIONS: Readonly<Record<string, Action>> = {
     });
     return { ...user, ...await invitationLink(db, user.userId, base) };
   },
-  'reset-password': async (db, v) => {
+  'reset-password': async (db, v, _labels, { findUserId }) => {
     const base = webUrl(v);
     const userId = await findUserId(db, userOption(v));
     await storePasswordHash(db, userId, null);
     return { userId, ...await invitationLink(db, userId, base) };
   },
-  'deactivate-user': async (db, v) => ({ userId: await setActive(db, userOption(v), false), active: false }),
-  'activate-user': async (db, v) => ({ userId: await setActive(db, userOption(v), true), active: true }),
-  'new-key': (db, v) => newKey(db, userOption(v)),
-  'revoke-key': (db, v) => revokeKeys(db, userOption(v)),
-  'list-accounts': async (db) => ({ accounts: await listAccounts(db) }),
-  'list-users': async (db, v) => {
+  'deactivate-user': async (db, v, _labels, { setActive }) => ({ userId: await setActive(db, userOption(v), false), active: false }),
+  'activate-user': async (db, v, _labels, { setActive }) => ({ userId: await setActive(db, userOption(v), true), active: true }),
+  'new-key': (db, v, _labels, { newKey }) => newKey(db, userOption(v)),
+  'revoke-key': (db, v, _labels, { revokeKeys }) => revokeKeys(db, userOption(v)),
+  'list-accounts': async (db, _v, _labels, { listAccounts }) => ({ accounts: await listAccounts(db) }),
+  'list-users': async (db, v, _labels, { listUsers }) => {
     const accountId = accountOption(v);
     return { accountId, users: await listUsers(db, accountId) };
   },
-  'set-role': async (db, v) => {
+  'set-role': async (db, v, _labels, { setRole }) => {
     const newRole = role(requiredOption('role', v.role));
     return { userId: await setRole(db, userOption(v), newRole), role: newRole };
   },
-  'set-settings': (db, v, labels) => {
+  'set-settings': (db, v, labels, { updateSettings }) => {
     const accountId = accountOption(v);
     const close = v['booking-close-date'];
     const hourlyRates = onOff('hourly-rates', v['hourly-rates']);
@@ -164,10 +170,10 @@ async function run(args: readonly string[]): Promise<number> {
   if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`);
   const { help: _help, 'custom-label': labels = [], ...strings } = values;
   // The database layer (Kysely and its drivers) is loaded only once the command line is good.
-  const { openDatabase } = await import('../service/storage/database.js');
+  const [{ openDatabase }, rules] = await Promise.all([import('../service/storage/database.js'), accountRules()]);
   const database = await openDatabase(databaseOption(strings.db, process.env));
   try {
-    process.stdout.write(`${JSON.stringify(await action(database.db, strings, labels))}\n`);
+    process.stdout.write(`${JSON.stringify(await action(database.db, strings, labels, rules))}\n`);
     return 0;
   } finally {
     await database.close();

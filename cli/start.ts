@@ -12,8 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
-import { DEMO_SIGN_IN, ensureDemoSignIn, seedDemoAccount } from '../service/accounts/demo-seed.js';
-import type { DemoUser } from '../service/accounts/demo-seed.js';
+import type { DemoSignIn, DemoUser, seedDemoAccount } from '../service/accounts/demo-seed.js';
 import type { ServiceConfig } from '../service/config.js';
 import { DEFAULT_SERVICE_CONFIG, DEFAULT_SQLITE_FILE, SERVICE_ROOT_PATH } from '../service/config.js';
 import type { DatabaseHandle } from '../service/storage/database.js';
@@ -53,12 +52,12 @@ async function demoUsers(keysFile: string, seeded: Awaited<ReturnType<typeof see
   }
 }
 
-function banner(root: string, gateway: RunningGateway, users: readonly DemoUser[] | undefined, keysFile: string, demoSignIns: ReadonlyArray<{ email: string; password: string }>): string {
+function banner(root: string, gateway: RunningGateway, users: readonly DemoUser[] | undefined, keysFile: string, demoSignIns: readonly DemoSignIn[]): string {
   const lines = [
     '',
     'timegate is running',
     `  Web interface      ${root.slice(0, -SERVICE_ROOT_PATH.length)}/`,
-    ...demoSignIns.map((signIn) => `                     ${signIn === DEMO_SIGN_IN ? 'sign in as' : 'or, as administrator,'} ${signIn.email}, password ${signIn.password}`),
+    ...demoSignIns.map((signIn) => `                     ${signIn.role === 'admin' ? 'or, as administrator,' : 'sign in as'} ${signIn.email}, password ${signIn.password}`),
     `  OData V2 service   ${root}`,
     `  $metadata          ${root}/$metadata`,
     `  REST gateway       ${gateway.restRoot}`,
@@ -157,9 +156,10 @@ async function run(args: readonly string[]): Promise<number> {
   // The servers and the database layer are loaded only once the command line is good.
   const { openDatabase } = await import('../service/storage/database.js');
   const { startService } = await import('../service/start.js');
+  const demo = await import('../service/accounts/demo-seed.js');
   const database = await openDatabase(file);
-  const users = await demoUsers(keysFile, await seedDemoAccount(database.db));
-  const demoSignIns = await ensureDemoSignIn(database.db);
+  const users = await demoUsers(keysFile, await demo.seedDemoAccount(database.db));
+  const demoSignIns = await demo.ensureDemoSignIn(database.db);
   const service = await listening(workers > 1 ? serviceWorkers(serviceConfig, workers, database) : startService(serviceConfig, { database }), portOption);
   let gateway: RunningGateway;
   try {

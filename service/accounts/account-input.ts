@@ -9,6 +9,11 @@ import type { AccessRights } from '../storage/schema.js';
 
 export type Role = 'admin' | 'user';
 
+/** The entities whose custom fields an account labels, as `--custom-label` names them. */
+export type LabelledEntity = 'project' | 'client' | 'task' | 'user' | 'time-entry';
+
+export const LABELLED_ENTITIES: readonly LabelledEntity[] = ['project', 'client', 'task', 'user', 'time-entry'];
+
 export function requiredText(field: string, value: string | undefined, maxLength: number): string {
   const text = value?.trim() ?? '';
   if (text === '') throw new AccountAdminError('invalid-input', `${field} is required`);

@@ -9,12 +9,10 @@ import { withTransaction } from '../storage/transaction.js';
 import { AccountAdminError } from './account-errors.js';
 import { closeDateText } from './account-admin.js';
 import * as input from './account-input.js';
+import { LABELLED_ENTITIES } from './account-input.js';
+import type { LabelledEntity } from './account-input.js';
 import * as rules from '../timetracking/account-settings-rules.js';
 import type { LabelledType } from '../timetracking/account-settings-rules.js';
-
-export type LabelledEntity = 'project' | 'client' | 'task' | 'user' | 'time-entry';
-
-export const LABELLED_ENTITIES: readonly LabelledEntity[] = ['project', 'client', 'task', 'user', 'time-entry'];
 
 export interface CustomLabelChange {
   readonly entity: LabelledEntity;
