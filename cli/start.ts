@@ -12,7 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
-import type { DEMO_SIGN_IN, DemoUser, seedDemoAccount } from '../service/accounts/demo-seed.js';
+import type { DemoSignIn, DemoUser, seedDemoAccount } from '../service/accounts/demo-seed.js';
 import type { ServiceConfig } from '../service/config.js';
 import { DEFAULT_SERVICE_CONFIG, DEFAULT_SQLITE_FILE, SERVICE_ROOT_PATH } from '../service/config.js';
 import type { DatabaseHandle } from '../service/storage/database.js';
@@ -52,12 +52,12 @@ async function demoUsers(keysFile: string, seeded: Awaited<ReturnType<typeof see
   }
 }
 
-function banner(root: string, gateway: RunningGateway, users: readonly DemoUser[] | undefined, keysFile: string, demoSignIn: typeof DEMO_SIGN_IN | undefined): string {
+function banner(root: string, gateway: RunningGateway, users: readonly DemoUser[] | undefined, keysFile: string, demoSignIns: readonly DemoSignIn[]): string {
   const lines = [
     '',
     'timegate is running',
     `  Web interface      ${root.slice(0, -SERVICE_ROOT_PATH.length)}/`,
-    ...(demoSignIn === undefined ? [] : [`                     sign in as ${demoSignIn.email}, password ${demoSignIn.password}`]),
+    ...demoSignIns.map((signIn) => `                     ${signIn.role === 'admin' ? 'or, as administrator,' : 'sign in as'} ${signIn.email}, password ${signIn.password}`),
     `  OData V2 service   ${root}`,
     `  $metadata          ${root}/$metadata`,
     `  REST gateway       ${gateway.restRoot}`,
@@ -159,7 +159,7 @@ async function run(args: readonly string[]): Promise<number> {
   const demo = await import('../service/accounts/demo-seed.js');
   const database = await openDatabase(file);
   const users = await demoUsers(keysFile, await demo.seedDemoAccount(database.db));
-  const demoSignIn = await demo.ensureDemoSignIn(database.db) ? demo.DEMO_SIGN_IN : undefined;
+  const demoSignIns = await demo.ensureDemoSignIn(database.db);
   const service = await listening(workers > 1 ? serviceWorkers(serviceConfig, workers, database) : startService(serviceConfig, { database }), portOption);
   let gateway: RunningGateway;
   try {
@@ -183,7 +183,7 @@ async function run(args: readonly string[]): Promise<number> {
     await gateway.close();
     await service.close();
   }, (line) => process.stdout.write(`${line}\n`));
-  process.stdout.write(banner(service.root, gateway, users, keysFile, demoSignIn));
+  process.stdout.write(banner(service.root, gateway, users, keysFile, demoSignIns));
   return stopped;
 }
 

@@ -24,19 +24,36 @@ export type DemoSeedResult =
   | { readonly created: false }
   | { readonly created: true; readonly accountId: number; readonly users: readonly DemoUser[]; readonly timeEntries: number };
 
-/** The demo employee's password for the web interface, printed by `npm start` (demo data only). */
-export const DEMO_SIGN_IN = { email: 'jana.schmidt@demo.example', password: 'demo-passwort' } as const;
+/** A demo user's known password for the web interface, printed by `npm start` (demo data only). */
+export interface DemoSignIn {
+  readonly email: string;
+  readonly password: string;
+  readonly role: Role;
+}
+
+/** The demo employee's. */
+export const DEMO_SIGN_IN: DemoSignIn = { email: 'jana.schmidt@demo.example', password: 'demo-passwort', role: 'user' };
+/**
+ * The demo administrator's, so the administration pages can be tried too; it grants nothing the
+ * administrator's API key, printed beside it, does not.
+ */
+export const DEMO_ADMIN_SIGN_IN: DemoSignIn = { email: 'alex.berger@demo.example', password: 'demo-admin-passwort', role: 'admin' };
 
 /**
- * Gives the demo employee their known password when they have none yet (a demo database made
- * before the web interface existed, too); leaves one the user changed alone.
+ * Gives the demo employee and administrator their known passwords when they have none yet (a
+ * demo database made before the web interface existed, too); leaves one the user changed alone.
+ * The sign-ins of those who are in the database.
  */
-export async function ensureDemoSignIn(db: Kysely<Database>): Promise<boolean> {
-  const user = await db.selectFrom('users').select(['id', 'password_hash'])
-    .where('email', '=', DEMO_SIGN_IN.email).orderBy('id').executeTakeFirst();
-  if (user === undefined) return false;
-  if (user.password_hash === null) await setPassword(db, user.id, DEMO_SIGN_IN.password);
-  return true;
+export async function ensureDemoSignIn(db: Kysely<Database>): Promise<DemoSignIn[]> {
+  const present: DemoSignIn[] = [];
+  for (const signIn of [DEMO_SIGN_IN, DEMO_ADMIN_SIGN_IN]) {
+    const user = await db.selectFrom('users').select(['id', 'password_hash'])
+      .where('email', '=', signIn.email).orderBy('id').executeTakeFirst();
+    if (user === undefined) continue;
+    if (user.password_hash === null) await setPassword(db, user.id, signIn.password);
+    present.push(signIn);
+  }
+  return present;
 }
 
 const DAY_MS = 86_400_000;

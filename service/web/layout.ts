@@ -1,7 +1,6 @@
 // The frame of every page: the document, the header with navigation, language switch and sign
 // out, a skip link and one <main>. Pages give their title and body; forms take csrfField().
-import type { Html } from './html.js';
-import { html } from './html.js';
+import { Html, html } from './html.js';
 import type { Lang, Texts } from './i18n.js';
 import { LANGUAGES } from './i18n.js';
 import type { WebSession } from './sessions.js';
@@ -68,11 +67,20 @@ ${(options.scripts ?? []).map((src) => html`<script type="module" src="${src}"><
 <h1>${title}</h1>
 ${options.notice === undefined ? html`` : html`<p class="notice" role="status">${options.notice}</p>`}
 ${options.error === undefined ? html`` : html`<p class="error" role="alert">${options.error}</p>`}
-${body}
+${focusFirstInvalid(body)}
 </main>
 </body>
 </html>`;
   return document.text;
+}
+
+/**
+ * A form sent back with errors opens with the first field at fault focused (and scrolled to), so
+ * the keyboard and the screen reader start where the fix is, without a script. User text is
+ * escaped (`"` is `&quot;`), so only a control's own attribute can match.
+ */
+function focusFirstInvalid(body: Html): Html {
+  return new Html(body.text.replace(' aria-invalid="true"', ' aria-invalid="true" autofocus'));
 }
 
 /** A labelled form field with its error message beside it (aria-describedby). */

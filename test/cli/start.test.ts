@@ -108,6 +108,11 @@ describe('timegate start', () => {
     const week = await browser.get('/timesheet');
     const previous = /href="([^"]+)" rel="prev"/.exec(week.text)?.[1] as string;
     expect((await browser.get(previous)).text).toMatch(/data-entry="\d+"/);
+    // The administrator's too, so the administration can be tried.
+    const [, adminEmail, adminPassword] = /or, as administrator, (\S+), password (\S+)/.exec(first.banner) as unknown as [string, string, string];
+    const admin = new WebClient(web.slice(0, -1));
+    expect((await admin.signIn(adminEmail, adminPassword)).status).toBe(303);
+    expect((await admin.get('/admin/employees')).status).toBe(200);
     // The service runs as one worker per core (--workers auto), the gateway in the process itself.
     const cores = availableParallelism();
     const workers = childrenOf(first.pid);

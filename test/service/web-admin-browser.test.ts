@@ -227,6 +227,8 @@ describe('the administration pages in headless Chromium', () => {
     await page.goto(`${t.origin}/admin/settings`);
     await expect.poll(() => page.locator('h1').innerText()).toBe('Account settings');
     await checkPage(page);
+    await page.goto(`${t.origin}/admin/entries?from=2026-11-16&to=2026-11-20`);
+    expect(await page.locator('.week-total').innerText()).toMatch(/^\d+ entries, \d\d:\d\d in all$/);
     await context.close();
     // On a phone-sized screen nothing is wider than the screen (wide tables and the chart scroll inside their region).
     const phone = await (await browser.newContext({ ...PHONE, locale: 'de-DE' })).newPage();

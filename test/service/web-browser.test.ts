@@ -83,6 +83,7 @@ describe('the web interface in headless Chromium', () => {
     await page.reload();
     await expect.poll(() => page.locator('#state').innerText()).toBe('Keine Stoppuhr läuft.');
     await expect.poll(() => page.locator('#today + ul').innerText()).toContain('Im Browser gestartet');
+    expect(await page.locator('#today').innerText()).toBe('Heute gebucht');
 
     // The week view: add, edit, delete.
     await page.getByRole('link', { name: 'Meine Zeiten' }).click();
@@ -94,11 +95,16 @@ describe('the web interface in headless Chromium', () => {
     await page.getByRole('link', { name: 'Eintrag hinzufügen' }).click();
     await page.waitForURL(/\/timesheet\/new/);
     await checkPage(page);
+    // A way back to the week the form is for.
+    expect(await page.getByRole('link', { name: 'Abbrechen' }).getAttribute('href')).toBe(`/timesheet?week=${await page.getByLabel('Datum').inputValue()}`);
     await page.getByLabel('Beginn (hh:mm)').fill('18:00');
     await page.getByLabel('Ende (hh:mm)').fill('19:30');
     await page.getByRole('button', { name: 'Speichern' }).click();
     // Without a project: the service's message beside the field, what was typed kept.
     await expect.poll(() => page.locator('#project-error').innerText()).toBe('Der Zeiteintrag kann nicht gespeichert werden: ProjectID ist ein Pflichtfeld.');
+    // The field at fault has the focus, so the keyboard and the screen reader start there.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('project');
+    expect(await page.getByLabel('Beginn (hh:mm)').inputValue()).toBe('18:00');
     await checkPage(page);
     await page.getByLabel('Projekt').selectOption({ label: 'Kundenportal' });
     await page.getByLabel('Kommentar').fill('Aus dem Browser');
@@ -164,6 +170,10 @@ describe('the web interface in headless Chromium', () => {
       await page.goto(`${t.origin}${path}`);
       await checkPage(page, true);
     }
+    // Without the table's header row on a phone, each key's dates still say what they are.
+    const keyRow = await page.locator('table.keys tbody tr').first().innerText();
+    expect(keyRow).toContain('Erzeugt');
+    expect(keyRow).toContain('Zuletzt benutzt');
     // The checks can fail: a field stripped of its label is a critical violation to axe, and a
     // control taken out of the tab order is unreachable.
     await page.evaluate(() => document.querySelector('label[for="current-password"]')?.remove());

@@ -44,6 +44,12 @@ describe.each(testDatabases)('reports pages on $name', (kind) => {
     expect(page.text.match(/<g class="bar"/g)?.length).toBe(2);
     expect(page.text).toContain(`data-total="billable">${(all.billable / 3600).toFixed(2).replace('.', ',')}<`);
     expect(page.text).toContain('href="/reports/export?from=2026-11-02&amp;to=2026-11-15&amp;format=csv&amp;delimiter=%3B"');
+    // In English the dates name their month, so no reader takes 02/11 for the 11th of February.
+    const english = await alex.get(`/reports?from=${FROM}&to=${TO}&group=employee&period=week`, { 'accept-language': 'en' });
+    expect(english.text).toContain('Week of 2 Nov 2026');
+    expect(english.text).toContain('>9 Nov</text>');
+    expect(english.text).toContain('<span class="swatch non-billable"></span> Non-billable</figcaption>');
+    expect(page.text).toContain('<span class="swatch non-billable"></span> Nicht abrechenbar</figcaption>');
     const monthly = await alex.get(`/reports?from=${FROM}&to=${TO}&group=project&period=month`);
     expect(monthly.text).toContain('Nov. 2026');
     expect(pageTotalSeconds(monthly.text)).toBe(all.seconds);

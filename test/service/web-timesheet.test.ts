@@ -61,6 +61,20 @@ describe.each(testDatabases)('web timesheet on $name', (kind) => {
     expect(page.text).toContain('href="/timesheet?week=2026-11-23"');
   });
 
+  it('marks a non-billable entry in words, and a new entry\'s form leads back to its week', async () => {
+    const nonBillable = await t.database.db.selectFrom('time_entries').select('id').where('user_id', '=', t.jana.userId).where('billable', '=', 0)
+      .where('start_time', '>=', instantOf(WEEK, 0, ZONE)).where('start_time', '<', instantOf('2026-11-23', 0, ZONE)).execute();
+    expect(nonBillable.length).toBeGreaterThan(0);
+    const item = (page: string, id: number) => page.slice(page.indexOf(`data-entry="${id}"`), page.indexOf('</li>', page.indexOf(`data-entry="${id}"`)));
+    const german = await jana.get(`/timesheet?week=${WEEK}`);
+    for (const { id } of nonBillable) expect(item(german.text, id)).toContain('<span class="tag">Nicht abrechenbar</span>');
+    expect(german.text).not.toContain('Abrechenbar: –');
+    const english = await jana.get(`/timesheet?week=${WEEK}`, { 'accept-language': 'en' });
+    expect(item(english.text, (nonBillable[0] as { id: number }).id)).toContain('<span class="tag">Non-billable</span>');
+    const form = await jana.get('/timesheet/new?date=2026-11-18');
+    expect(form.text).toContain('<a href="/timesheet?week=2026-11-18">Abbrechen</a>');
+  });
+
   it('answers 404 for a colleague\'s or another account\'s entry id in an edit URL, and changes nothing through it', async () => {
     const tomsEntry = (await weekRows(t.tom.userId))[0]?.id as number;
     const before = await entryRow(tomsEntry);
@@ -171,6 +185,7 @@ describe.each(testDatabases)('web timesheet on $name', (kind) => {
     const after = await jana.get('/stopwatch');
     expect(after.text).toContain('Keine Stoppuhr läuft.');
     expect(after.text).toContain('Zweite');
+    expect(after.text).toContain('<h2 id="today">Heute gebucht</h2>');
     expect((await jana.get('/stopwatch/state')).text).toBe('{"running":null}');
     // Not bookable: refused with the rule's message, nothing started.
     const refused = await jana.post('/stopwatch/start', { project: '5' });
@@ -195,11 +210,11 @@ describe.each(testDatabases)('web timesheet on $name', (kind) => {
     expect(listed.text).toContain(`${key.slice(0, 9)}…`);
     // Used a moment ago (to the minute); a key never used says so.
     const row = listed.text.slice(listed.text.indexOf(`${key.slice(0, 9)}…`));
-    expect(row.slice(0, row.indexOf('</tr>'))).not.toContain('>nie<');
+    expect(row.slice(0, row.indexOf('</tr>'))).not.toContain(' nie</td>');
     await t.database.db.insertInto('api_keys').values({ account_id: t.accountId, user_id: t.jana.userId, hash: 'f'.repeat(64), prefix: 'tg_unused', created_at: Date.now() }).execute();
     const unused = (await jana.get('/profile')).text;
     const unusedRow = unused.slice(unused.indexOf('tg_unused…'));
-    expect(unusedRow.slice(0, unusedRow.indexOf('</tr>'))).toContain('<td>nie</td>');
+    expect(unusedRow.slice(0, unusedRow.indexOf('</tr>'))).toContain('<td><span class="cell-label">Zuletzt benutzt</span> nie</td>');
     expect(listed.text).not.toContain(key);
 
     const tomsKey = await t.database.db.selectFrom('api_keys').select('id').where('user_id', '=', t.tom.userId).executeTakeFirstOrThrow();

@@ -41,13 +41,15 @@ export function registerEntryPages(admin: FastifyInstance, deps: WebDependencies
     const labels = account.customLabels.timeEntry.flatMap((label, slot) => (label === null ? [] : [[slot, label] as const]));
     const total = found.rows.reduce((sum, row) => sum + row.seconds, 0);
     const time = (ms: number) => wallClock(ms, timeZone).time;
+    // The total stands where the language puts it ("…, zusammen 05:00", "…, 05:00 in all").
+    const [countBefore, countAfter = ''] = fill(t.entryCount, { count: String(found.rows.length) }).split('{total}');
     const document = adminPage(ctx, t.teamEntries, html`
       <form method="get" action="/admin/entries" class="card filters" aria-label="${t.filter}">
         ${fields}
         <button type="submit" class="primary">${t.filter}</button>
       </form>
       ${'filter' in parsed ? downloadLinks(ctx, '/admin/entries/export', filterQuery(form)) : ''}
-      <p class="week-total" data-count="${found.rows.length}">${fill(t.entryCount, { count: String(found.rows.length), total: '' })}<strong data-total="entries">${durationString(total)}</strong></p>
+      <p class="week-total" data-count="${found.rows.length}">${countBefore}<strong data-total="entries">${durationString(total)}</strong>${countAfter}</p>
       ${found.next === null && found.previous === null ? '' : html`<p class="notice">${fill(t.listCut, { count: String(LIMIT) })}</p>`}
       ${pageLinks(ctx, form, found)}
       <div class="scroll" role="region" aria-label="${t.entriesOfTeam}" tabindex="0"><table class="list entries-table">

@@ -30,7 +30,7 @@ export function timeSpan(entry: EdmRecord, timeZone: string): string {
 export function bookedOn(entry: EdmRecord, names: Names, t: Texts): Html {
   const project = names.projects.get(entry.ProjectID as number) ?? `#${String(entry.ProjectID)}`;
   const task = entry.TaskID === null ? undefined : names.tasks.get(entry.TaskID as number);
-  return html`<span class="project">${project}</span>${task === undefined ? '' : html` · <span class="task">${task}</span>`}${entry.Billable === true ? '' : html` <span class="tag">${t.billable}: –</span>`}`;
+  return html`<span class="project">${project}</span>${task === undefined ? '' : html` · <span class="task">${task}</span>`}${entry.Billable === true ? '' : html` <span class="tag">${t.nonBillable}</span>`}`;
 }
 
 export function duration(entry: EdmRecord): string {

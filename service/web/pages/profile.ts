@@ -18,6 +18,11 @@ import { SESSION_TTL_MS, startSession } from '../sessions.js';
 import { newPasswordError, newPasswordFields } from './sign-in.js';
 
 
+/** A cell's column name, shown only where a narrow screen hides the table's header row (app.css). */
+function cellLabel(name: string): Html {
+  return html`<span class="cell-label">${name}</span>`;
+}
+
 export function registerProfilePages(web: FastifyInstance, deps: WebDependencies): void {
   const { db } = deps;
 
@@ -37,7 +42,7 @@ export function registerProfilePages(web: FastifyInstance, deps: WebDependencies
         ${keys.length === 0 ? html`<p>${t.noKeys}</p>` : html`<table class="keys">
           <thead><tr><th scope="col">${t.prefix}</th><th scope="col">${t.createdAt}</th><th scope="col">${t.lastUsed}</th><th scope="col"><span class="visually-hidden">${t.actions}</span></th></tr></thead>
           <tbody>${keys.map((key) => html`<tr>
-            <td><code>${key.prefix}…</code></td><td>${when(key.createdAt)}</td><td>${key.lastUsedAt === null ? t.never : when(key.lastUsedAt)}</td>
+            <td><code>${key.prefix}…</code></td><td>${cellLabel(t.createdAt)} ${when(key.createdAt)}</td><td>${cellLabel(t.lastUsed)} ${key.lastUsedAt === null ? t.never : when(key.lastUsedAt)}</td>
             <td><form method="post" action="/profile/keys/${key.id}/revoke">${csrfField(ctx)}<button type="submit" aria-label="${t.revoke} ${key.prefix}">${t.revoke}</button></form></td>
           </tr>`)}</tbody></table>`}
         <div class="actions">

@@ -43,14 +43,22 @@ function periodLabel(ctx: PageContext, period: string | null): string {
   if (period === null) return ctx.t.periodTotal;
   const locale = ctx.lang === 'de' ? 'de-DE' : 'en-GB';
   if (period.length === 7) return new Intl.DateTimeFormat(locale, { month: 'short', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${period}-15T12:00:00Z`));
-  return fill(ctx.t.weekOf, { date: new Intl.DateTimeFormat(locale, { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${period}T12:00:00Z`)) });
+  return fill(ctx.t.weekOf, { date: dayOf(ctx, period, { year: 'numeric' }) });
 }
 
-/** A period as short as a bar's label can be: `12.10.` (the week's Monday), `Okt. 2026`. */
+/**
+ * A day as the page's language writes it: `02.11.2026` in German; in English with the month's
+ * name (`2 Nov 2026`), as `02/11` reads as the 11th of February to many.
+ */
+function dayOf(ctx: PageContext, day: string, extra: Intl.DateTimeFormatOptions = {}): string {
+  const options: Intl.DateTimeFormatOptions = ctx.lang === 'de' ? { day: '2-digit', month: '2-digit' } : { day: 'numeric', month: 'short' };
+  return new Intl.DateTimeFormat(ctx.lang === 'de' ? 'de-DE' : 'en-GB', { ...options, ...extra, timeZone: 'UTC' }).format(new Date(`${day}T12:00:00Z`));
+}
+
+/** A period as short as a bar's label can be: `12.10.` or `12 Oct` (the week's Monday), `Okt. 2026`. */
 function shortPeriod(ctx: PageContext, period: string | null): string {
   if (period === null || period.length === 7) return periodLabel(ctx, period);
-  const locale = ctx.lang === 'de' ? 'de-DE' : 'en-GB';
-  return new Intl.DateTimeFormat(locale, { day: '2-digit', month: '2-digit', timeZone: 'UTC' }).format(new Date(`${period}T12:00:00Z`));
+  return dayOf(ctx, period);
 }
 
 function barsOf(ctx: PageContext, report: Report): Bar[] {

@@ -55,7 +55,7 @@ export function registerStopwatchPages(web: FastifyInstance, deps: WebDependenci
         <button type="submit" class="primary">${t.start}</button>
       </form>
       <section class="card" aria-labelledby="today">
-        <h2 id="today">${t.lastEntry}</h2>
+        <h2 id="today">${t.bookedToday}</h2>
         ${finished.length === 0 ? html`<p>${t.noEntries}</p>` : html`<ul class="entries">${finished.map((entry) => html`
           <li><span class="span">${timeSpan(entry, timeZone)}</span> ${bookedOn(entry, names, t)}
             ${entry.Comment === null ? '' : html`<span class="comment">${entry.Comment as string}</span>`}

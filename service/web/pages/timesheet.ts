@@ -216,13 +216,20 @@ export function registerTimesheetPages(web: FastifyInstance, deps: WebDependenci
     return sendPage(reply, 200, layout(ctx, title, body, { notice }));
   });
 
+  /** The new-entry page, with a way back to the week it is for. */
+  async function newEntryPage(ctx: PageContext, session: WebSession, form: EntryForm, errors: Errors): Promise<string> {
+    return layout(ctx, ctx.t.newEntry, html`
+      ${await entryForm(ctx, session, '/timesheet/new', form, errors, true)}
+      <p><a href="/timesheet?week=${form.date}">${ctx.t.cancel}</a></p>`);
+  }
+
   web.get('/timesheet/new', async (request, reply) => {
     const session = signedIn(request, reply);
     if (session === undefined) return reply;
     const given = (request.query as { date?: string }).date;
     const date = typeof given === 'string' && isDate(given) ? given : wallClock(Date.now(), session.timeZone).date;
     const form: EntryForm = { date, kind: '2', duration: '', start: '', end: '', projectId: '', taskId: '', comment: '', billable: true, custom: {} };
-    return sendPage(reply, 200, layout(request.page, request.page.t.newEntry, await entryForm(request.page, session, '/timesheet/new', form, {}, true)));
+    return sendPage(reply, 200, await newEntryPage(request.page, session, form, {}));
   });
 
   web.post('/timesheet/new', async (request, reply) => {
@@ -242,7 +249,7 @@ export function registerTimesheetPages(web: FastifyInstance, deps: WebDependenci
     } else {
       errors = parsed.errors;
     }
-    return sendPage(reply, 422, layout(request.page, request.page.t.newEntry, await entryForm(request.page, session, '/timesheet/new', form, errors, true)));
+    return sendPage(reply, 422, await newEntryPage(request.page, session, form, errors));
   });
 
   /**
