@@ -68,6 +68,22 @@ function isBilingual(error: unknown): error is Bilingual {
   return typeof error === 'object' && error !== null && 'texts' in error && typeof (error as Bilingual).texts?.en === 'string';
 }
 
+/** A message the service has in one language (a string) or in both. */
+export type Message = string | Texts;
+
+/** A message in `language` where it has that text; a one-language message as it is. */
+export function textIn(message: Message, language: Language): string {
+  return typeof message === 'string' ? message : message[language];
+}
+
+/**
+ * A refusal's own message in `language` (the web pages show it in the page's language): the
+ * error's text in that language when it has both, else its message as it is.
+ */
+export function refusalText(error: Error, language: Language): string {
+  return isBilingual(error) ? error.texts[language] : error.message;
+}
+
 /**
  * The message of an error in `language`: its own text in that language when it has one; else the
  * status's meaning, followed by the error's message in parentheses.

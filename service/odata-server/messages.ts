@@ -1,16 +1,18 @@
 // The texts of validation errors (409) that the server itself finds in a payload, before any data
 // source sees it: missing required properties, nulls, too-long strings, values of the wrong type.
-// A data source brings its own catalogue in its users' language (the time-tracking service
-// answers in German, as the original service does); the default is English.
+// A data source brings its own catalogue in its users' language, or in both (the time-tracking
+// service's are German and English, German first, as the original service answers); the default
+// is English.
 import type { EntityType, Property } from '../../odata/model.js';
+import type { Message } from './error-texts.js';
 
 export interface ValidationMessages {
-  /** `xml:lang` / `lang` of every message (`de-DE`, `en`). */
+  /** `xml:lang` / `lang` of every message, or of the first of two (`de-DE`, `en`). */
   readonly lang: string;
-  required(type: EntityType, property: Property): string;
-  notNullable(type: EntityType, property: Property): string;
-  tooLong(type: EntityType, property: Property, maxLength: number): string;
-  invalidValue(type: EntityType, property: Property): string;
+  required(type: EntityType, property: Property): Message;
+  notNullable(type: EntityType, property: Property): Message;
+  tooLong(type: EntityType, property: Property, maxLength: number): Message;
+  invalidValue(type: EntityType, property: Property): Message;
 }
 
 export const ENGLISH_MESSAGES: ValidationMessages = {

@@ -10,6 +10,7 @@ import { isRequiredOnCreate, isServerDefault } from '../../odata/timegate-annota
 import { xmlParser } from '../../odata/xml-values.js';
 import type { UpdateMode } from './data-source.js';
 import { BadRequestError, ValidationError } from './errors.js';
+import type { Message } from './error-texts.js';
 import type { ValidationMessages } from './messages.js';
 
 /** Per entity type, computed once: what may be written and what a replace resets it to. */
@@ -103,7 +104,7 @@ export class PayloadRules {
     return value;
   }
 
-  private invalid(type: EntityType, p: Property, message: string): ValidationError {
+  private invalid(type: EntityType, p: Property, message: Message): ValidationError {
     return new ValidationError(message, this.messages.lang, p.name);
   }
 

@@ -6,6 +6,7 @@
 // MaxLength facets (spec/timetracking.edmx), which the API's payload rules check as well.
 import type { EdmRecord } from '../../odata/edm.js';
 import { isTimeZone, wallClockZone } from '../../odata/wall-clock.js';
+import type { Texts } from '../odata-server/error-texts.js';
 import { ValidationError } from '../odata-server/errors.js';
 import { LANG, cannotSave, requiredMessage, tooLongMessage } from './messages.js';
 import { accountSettings } from './sets/account-settings.js';
@@ -26,13 +27,25 @@ const LABEL_PROPERTIES: ReadonlySet<string> = new Set(LABELLED_TYPES.flatMap((ty
 const noun = accountSettings.noun;
 
 export const settingsMessages = {
-  adminsOnly: () => 'Nur Administratoren dürfen die Kontoeinstellungen ändern.',
-  timeZone: (name: string) => cannotSave(noun, `TimeZone "${name}" ist keine bekannte IANA-Zeitzone (z. B. Europe/Berlin).`),
-  currency: () => cannotSave(noun, 'Currency muss ein Währungscode nach ISO 4217 aus drei Buchstaben sein (z. B. EUR).'),
-  closeDate: (text: string) => cannotSave(noun, `BookingCloseDate muss ein Tag im Format JJJJ-MM-TT zwischen 1900 und 9999 sein, den es gibt: "${text}".`),
+  adminsOnly: (): Texts => ({
+    de: 'Nur Administratoren dürfen die Kontoeinstellungen ändern.',
+    en: 'Only administrators may change the account settings.',
+  }),
+  timeZone: (name: string) => cannotSave(noun, {
+    de: `TimeZone "${name}" ist keine bekannte IANA-Zeitzone (z. B. Europe/Berlin).`,
+    en: `TimeZone "${name}" is no known IANA time zone (e.g. Europe/Berlin).`,
+  }),
+  currency: () => cannotSave(noun, {
+    de: 'Currency muss ein Währungscode nach ISO 4217 aus drei Buchstaben sein (z. B. EUR).',
+    en: 'Currency must be an ISO 4217 currency code of three letters (e.g. EUR).',
+  }),
+  closeDate: (text: string) => cannotSave(noun, {
+    de: `BookingCloseDate muss ein Tag im Format JJJJ-MM-TT zwischen 1900 und 9999 sein, den es gibt: "${text}".`,
+    en: `BookingCloseDate must be a day that exists, in the form YYYY-MM-DD, between 1900 and 9999: "${text}".`,
+  }),
 };
 
-function refused(property: string, message: string): ValidationError {
+function refused(property: string, message: Texts): ValidationError {
   return new ValidationError(message, LANG, property);
 }
 

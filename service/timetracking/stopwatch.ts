@@ -7,8 +7,8 @@ import type { EdmRecord, EdmValue } from '../../odata/edm.js';
 import type { FunctionImport } from '../../odata/model.js';
 import { ServiceError, ValidationError } from '../odata-server/errors.js';
 import type { Caller } from './caller.js';
-import { LANG, cannotSave } from './messages.js';
-import { entryMessages, insertEntry, stopwatchColumns, timeEntries } from './sets/time-entries.js';
+import { LANG } from './messages.js';
+import { entryMessages, insertEntry, stopwatchColumns } from './sets/time-entries.js';
 import type { EntityTable } from './tables.js';
 import type { WriteContext } from './write-support.js';
 import { updateRow } from './write-support.js';
@@ -63,7 +63,7 @@ function checkLengths(fn: FunctionImport, parameters: Readonly<Record<string, Ed
   for (const parameter of fn.parameters) {
     const value = parameters[parameter.name];
     if (typeof value === 'string' && typeof parameter.maxLength === 'number' && [...value].length > parameter.maxLength) {
-      throw new ValidationError(cannotSave(timeEntries.noun, `${parameter.name} darf höchstens ${parameter.maxLength} Zeichen lang sein.`), LANG, parameter.name);
+      throw new ValidationError(entryMessages.tooLong(parameter.name, parameter.maxLength), LANG, parameter.name);
     }
   }
 }

@@ -9,7 +9,7 @@ import { ConflictError, PreconditionFailedError, ValidationError } from '../odat
 import type { StorageDialect } from '../storage/dialect.js';
 import type { Database, TableName } from '../storage/schema.js';
 import type { Caller } from './caller.js';
-import { LANG, cannotSave, messages } from './messages.js';
+import { LANG, messages } from './messages.js';
 import type { EntityTable } from './tables.js';
 
 export interface WriteContext {
@@ -171,7 +171,7 @@ export function asClientError(error: unknown, dialect: StorageDialect, table: En
   if (explained !== undefined) return explained;
   const noun = table.definition.noun;
   if (violation.kind === 'foreign-key') {
-    return new ConflictError(cannotSave(noun, 'Ein Verweis auf einen anderen Eintrag ist ungültig, oder andere Einträge verweisen noch hierauf.'), LANG);
+    return new ConflictError(messages.invalidReference(noun), LANG);
   }
-  return new ValidationError(cannotSave(noun, 'Die Daten verletzen eine Regel der Datenbank.'), LANG);
+  return new ValidationError(messages.databaseRule(noun), LANG);
 }

@@ -4,6 +4,8 @@
 // payload rules and the set's write rules behind the data source, as for the API.
 import type { EdmRecord } from '../../odata/edm.js';
 import type { EntityType } from '../../odata/model.js';
+import type { Language } from '../odata-server/error-texts.js';
+import { textIn } from '../odata-server/error-texts.js';
 import type { ValidationMessages } from '../odata-server/messages.js';
 
 export type FieldErrors = Record<string, string>;
@@ -28,9 +30,11 @@ const DECIMAL = /^-?\d{1,20}(?:[.,]\d{1,10})?$/;
 /**
  * The typed values of the named properties from the form's text (field name = property name).
  * Empty text is null for a nullable property; for a required one the set's "required" message.
- * Checkboxes (Edm.Boolean) are on when their value is `1`.
+ * Checkboxes (Edm.Boolean) are on when their value is `1`. Messages in the page's `language`.
  */
-export function recordFromForm(type: EntityType, names: readonly string[], body: unknown, messages: ValidationMessages): { values: EdmRecord; errors: FieldErrors } {
+export function recordFromForm(
+  type: EntityType, names: readonly string[], body: unknown, messages: ValidationMessages, language: Language,
+): { values: EdmRecord; errors: FieldErrors } {
   const values: EdmRecord = {};
   const errors: FieldErrors = {};
   for (const name of names) {
@@ -44,19 +48,19 @@ export function recordFromForm(type: EntityType, names: readonly string[], body:
     const trimmed = text.trim();
     if (trimmed === '') {
       if (p.nullable) values[name] = null;
-      else errors[name] = messages.required(type, p);
+      else errors[name] = textIn(messages.required(type, p), language);
       continue;
     }
     switch (p.type) {
       case 'Edm.Int32': {
         const n = Number(trimmed);
         if (INT32.test(trimmed) && n >= -2_147_483_648 && n <= 2_147_483_647) values[name] = n;
-        else errors[name] = messages.invalidValue(type, p);
+        else errors[name] = textIn(messages.invalidValue(type, p), language);
         break;
       }
       case 'Edm.Decimal':
         if (DECIMAL.test(trimmed)) values[name] = trimmed.replace(',', '.').replace(/^(-?)0+(?=\d)/, '$1');
-        else errors[name] = messages.invalidValue(type, p);
+        else errors[name] = textIn(messages.invalidValue(type, p), language);
         break;
       default:
         // Text as typed (surrounding spaces dropped): MaxLength and characters are the payload rules'.

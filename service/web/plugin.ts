@@ -13,6 +13,7 @@ import fastifyFormbody from '@fastify/formbody';
 import fastifyHelmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
+import { refusalText } from '../odata-server/error-texts.js';
 import type { ReportDatabase } from '../reports/report-scope.js';
 import type { Database } from '../storage/schema.js';
 import { serveAssets } from './assets.js';
@@ -132,7 +133,7 @@ export function registerWebInterface(app: FastifyInstance, options: WebOptions):
       const known = status >= 400 && status < 500;
       const page = request.page ?? { lang: 'de', t: TEXTS.de, session: undefined, csrfToken: '', path: '/' };
       return sendPage(reply, known ? status : 500, layout(page, known ? 'Error' : 'Fehler / Error', errorBody(), {
-        error: known ? error.message : 'Interner Fehler / Internal error',
+        error: known ? refusalText(error, page.lang) : 'Interner Fehler / Internal error',
       }));
     });
 

@@ -5,5 +5,8 @@ import type { EntitySetDefinition } from './entity-set.js';
 export const accountSettings: EntitySetDefinition = {
   name: 'AccountSettings',
   table: 'account_settings',
-  noun: { the: 'Die Kontoeinstellung', one: 'Kontoeinstellung', plural: 'Kontoeinstellungen' },
+  noun: {
+    de: { the: 'Die Kontoeinstellung', one: 'Kontoeinstellung', plural: 'Kontoeinstellungen' },
+    en: { the: 'The account settings', one: 'account setting', plural: 'account settings' },
+  },
 };

@@ -8,7 +8,7 @@ import { assignedTo } from './projects.js';
 export const clients: EntitySetDefinition = {
   name: 'Clients',
   table: 'clients',
-  noun: { the: 'Der Kunde', one: 'Kunde', plural: 'Kunden' },
+  noun: { de: { the: 'Der Kunde', one: 'Kunde', plural: 'Kunden' }, en: { the: 'The client', one: 'client', plural: 'clients' } },
   computed: {
     properties: ['AssignedToCurrentUser'],
     helper: {

@@ -26,7 +26,7 @@ function isListed(list: EdmValue | EdmRecord | undefined, userId: number): boole
   return typeof list === 'string' && list.split(',').includes(String(userId));
 }
 
-const noun = { the: 'Das Projekt', one: 'Projekt', plural: 'Projekte' };
+const noun = { de: { the: 'Das Projekt', one: 'Projekt', plural: 'Projekte' }, en: { the: 'The project', one: 'project', plural: 'projects' } };
 
 /** Project rules: a client of the account, no negative budget or rate, lists of known IDs. */
 async function checkProject(ctx: WriteContext, values: EdmRecord): Promise<EdmRecord> {

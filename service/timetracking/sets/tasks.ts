@@ -19,6 +19,6 @@ async function refuseIfAssigned(ctx: WriteContext, taskId: number): Promise<void
 export const tasks: EntitySetDefinition = {
   name: 'Tasks',
   table: 'tasks',
-  noun: { the: 'Die Tätigkeit', one: 'Tätigkeit', plural: 'Tätigkeiten' },
+  noun: { de: { the: 'Die Tätigkeit', one: 'Tätigkeit', plural: 'Tätigkeiten' }, en: { the: 'The task', one: 'task', plural: 'tasks' } },
   writes: adminWrites({ beforeDelete: refuseIfAssigned }),
 };

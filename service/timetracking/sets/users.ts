@@ -5,5 +5,5 @@ import type { EntitySetDefinition } from './entity-set.js';
 export const users: EntitySetDefinition = {
   name: 'Users',
   table: 'users',
-  noun: { the: 'Der Benutzer', one: 'Benutzer', plural: 'Benutzer' },
+  noun: { de: { the: 'Der Benutzer', one: 'Benutzer', plural: 'Benutzer' }, en: { the: 'The user', one: 'user', plural: 'users' } },
 };

@@ -79,7 +79,7 @@ export function registerEmployeeDetails(
     const labels = await labelsOf(request);
     const names = [...labels.keys()];
     const messages = pageMessages(request.page, labels);
-    const { values, errors } = recordFromForm(userType, names, body, messages);
+    const { values, errors } = recordFromForm(userType, names, body, messages, request.page.lang);
     // The languages the interface speaks, and whatever the user has now (set with `timegate admin`).
     const language = formText(body, 'Language', 10).trim().toUpperCase();
     if (errors.Language === undefined && !LANGUAGES.some(([code]) => code === language) && language !== employee.user.Language) errors.Language = fill(t.fieldInvalid, { field: t.language });
@@ -101,7 +101,7 @@ export function registerEmployeeDetails(
           return sendPage(reply, 409, await detailPage(request, current, { details: { state: detailsStateOf(current.user), errors: { form: t.changedMeanwhile }, version: current.version } }));
         }
         if (error instanceof AccountAdminError) Object.assign(errors, { Email: error.code === 'email-taken' ? t.emailTaken : t.invalidEmail });
-        else Object.assign(errors, refusalOf(error, names));
+        else Object.assign(errors, refusalOf(error, names, request.page.lang));
       }
     }
     const state = Object.fromEntries(names.map((name) => [name, formText(body, name, 5000)]));

@@ -87,7 +87,7 @@ export function registerEmployeePages(admin: FastifyInstance, deps: WebDependenc
     const body = request.body;
     const form = Object.fromEntries(['FirstName', 'LastName', 'Email', 'role', 'language'].map((name) => [name, formText(body, name, 500)]));
     // Names and address checked against the model's User type, with the API's messages.
-    const { values, errors } = recordFromForm(administration.typeOf('Users'), INVITE_FIELDS, body, administration.messages);
+    const { values, errors } = recordFromForm(administration.typeOf('Users'), INVITE_FIELDS, body, administration.messages, request.page.lang);
     if (form.role !== 'user' && form.role !== 'admin') errors.form = t.required;
     if (Object.keys(errors).length === 0) {
       try {
@@ -99,7 +99,7 @@ export function registerEmployeePages(admin: FastifyInstance, deps: WebDependenc
         return sendPage(reply, 201, await listPage(request, {}, {}, await invitationNotice(request, userId, `${values.FirstName as string} ${values.LastName as string}`)));
       } catch (error) {
         if (error instanceof AccountAdminError) Object.assign(errors, { Email: error.code === 'email-taken' ? t.emailTaken : t.invalidEmail });
-        else Object.assign(errors, refusalOf(error, [...INVITE_FIELDS]));
+        else Object.assign(errors, refusalOf(error, [...INVITE_FIELDS], request.page.lang));
       }
     }
     return sendPage(reply, 422, await listPage(request, form, errors));
@@ -254,7 +254,7 @@ export function registerEmployeePages(admin: FastifyInstance, deps: WebDependenc
         await administration.update(caller, 'Projects', project.ID as number, { AssignedUsers: next.join(',') }, versionOf(administration.typeOf('Projects'), project));
       } catch (error) {
         if (isStale(error)) return sendPage(reply, 409, await detailPage(request, employee, { error: request.page.t.changedMeanwhile }));
-        return sendPage(reply, 422, await detailPage(request, employee, { error: refusalOf(error, []).form }));
+        return sendPage(reply, 422, await detailPage(request, employee, { error: refusalOf(error, [], request.page.lang).form }));
       }
     }
     return reply.redirect(`/admin/employees/${id}?done=saved`, 303);

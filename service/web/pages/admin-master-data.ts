@@ -5,6 +5,7 @@
 // Custom fields show with the account's labels, and only those that have one.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { EdmRecord } from '../../../odata/edm.js';
+import { textIn } from '../../odata-server/error-texts.js';
 import type { MasterSet } from '../administration.js';
 import { formText, formTexts, recordFromForm } from '../form-values.js';
 import type { FieldErrors } from '../form-values.js';
@@ -73,13 +74,13 @@ export function registerMasterDataPages(admin: FastifyInstance, deps: WebDepende
     const type = administration.typeOf(page.set);
     const labelled = (await deps.bookings.customLabels(administrator(request).caller, page.labelPrefix)).map(([name]) => name);
     const names = [page.nameProperty, ...page.plain, ...labelled, ...(isCreate ? ['Active'] : [])];
-    const { values, errors } = recordFromForm(type, names, body, administration.messages);
+    const { values, errors } = recordFromForm(type, names, body, administration.messages, request.page.lang);
     if (page.set === 'Projects') {
       const hours = formText(body, 'TimeBudgetHours').trim().replace(',', '.');
       const budget = type.properties.find((p) => p.name === 'TimeBudget');
       if (hours === '') values.TimeBudget = null;
       else if (/^\d{1,6}(?:\.\d{1,4})?$/.test(hours)) values.TimeBudget = Math.round(Number(hours) * 3600);
-      else if (budget !== undefined) errors.TimeBudget = administration.messages.invalidValue(type, budget);
+      else if (budget !== undefined) errors.TimeBudget = textIn(administration.messages.invalidValue(type, budget), request.page.lang);
       // None chosen is null: everybody, all tasks (data-model.md).
       for (const list of ['AssignedUsers', 'AssignedTasks']) {
         const ids = formTexts(body, list);
@@ -196,7 +197,7 @@ export function registerMasterDataPages(admin: FastifyInstance, deps: WebDepende
           await administration.create(caller, page.set, values);
           return reply.redirect(`/admin${base}?done=saved`, 303);
         } catch (error) {
-          shown = refusalOf(error, Object.keys(values));
+          shown = refusalOf(error, Object.keys(values), request.page.lang);
         }
       }
       return sendPage(reply, 422, adminPage(request.page, request.page.t[page.create], await form(request, page, `/admin${base}/new`, stateFrom(request.body), shown)));
@@ -221,7 +222,7 @@ export function registerMasterDataPages(admin: FastifyInstance, deps: WebDepende
           return reply.redirect(`/admin${base}?done=saved`, 303);
         } catch (error) {
           if (isStale(error)) return staleForm(request, reply, record.ID as number, request.page.t.changedMeanwhile);
-          shown = refusalOf(error, Object.keys(values));
+          shown = refusalOf(error, Object.keys(values), request.page.lang);
         }
       }
       // What was typed, still on the version it was made from: a change by others meanwhile is not waved through on the next save.

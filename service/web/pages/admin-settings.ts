@@ -93,7 +93,7 @@ export function registerSettingsPages(admin: FastifyInstance, deps: WebDependenc
     const body = request.body;
     const version = postedInternalVersion(body);
     if (version === undefined) return sendPage(reply, 400, await currentPage(request, { form: request.page.t.versionMissing }));
-    const { values, errors } = recordFromForm(administration.typeOf('AccountSettings'), PLAIN, body, administration.messages);
+    const { values, errors } = recordFromForm(administration.typeOf('AccountSettings'), PLAIN, body, administration.messages, request.page.lang);
     // The close date is a day on the clock of the zone being saved; a malformed one gets the
     // forms' own date message, like every date field of these pages.
     const closeDate = formText(body, 'BookingCloseDate').trim();
@@ -109,7 +109,7 @@ export function registerSettingsPages(admin: FastifyInstance, deps: WebDependenc
         return reply.redirect('/admin/settings?done=saved', 303);
       } catch (error) {
         if (isStale(error)) return sendPage(reply, 409, await currentPage(request, { form: request.page.t.changedMeanwhile }));
-        Object.assign(errors, refusalOf(error, [...PLAIN, 'BookingCloseDate']));
+        Object.assign(errors, refusalOf(error, [...PLAIN, 'BookingCloseDate'], request.page.lang));
       }
     }
     const state: FormState = Object.fromEntries([...PLAIN, 'BookingCloseDate'].map((name) => [name, formText(body, name, 5000)]));

@@ -4,7 +4,9 @@
 // admin-master-data.ts (clients, projects, tasks), admin-settings.ts, admin-entries.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ODataError } from '../../../odata/errors.js';
+import { refusalText } from '../../odata-server/error-texts.js';
 import type { FieldErrors } from '../form-values.js';
+import type { Lang } from '../i18n.js';
 import { html } from '../html.js';
 import type { Html } from '../html.js';
 import { layout } from '../layout.js';
@@ -49,13 +51,14 @@ export function deletedMeanwhile(request: FastifyRequest, reply: FastifyReply): 
 }
 
 /**
- * A refusal of the rules as the form's errors: beside the field of the property it names, else
- * above the form; anything but a client's error is thrown on.
+ * A refusal of the rules as the form's errors, in the page's language: beside the field of the
+ * property it names, else above the form; anything but a client's error is thrown on.
  */
-export function refusalOf(error: unknown, fields: readonly string[]): FieldErrors {
+export function refusalOf(error: unknown, fields: readonly string[], language: Lang): FieldErrors {
   if (!(error instanceof ODataError) || error.status >= 500 || error.status === 401) throw error;
   const target = error.target ?? '';
-  return fields.includes(target) ? { [target]: error.message } : { form: error.message };
+  const message = refusalText(error, language);
+  return fields.includes(target) ? { [target]: message } : { form: message };
 }
 
 export function registerAdministrationPages(web: FastifyInstance, deps: WebDependencies): void {

@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { EdmRecord } from '../../../odata/edm.js';
 import { ODataError } from '../../../odata/errors.js';
+import { refusalText } from '../../odata-server/error-texts.js';
 import type { Choice } from '../bookings.js';
 import { instantOf, wallClock } from '../clock.js';
 import { formText } from '../form-values.js';
@@ -97,8 +98,9 @@ export function registerStopwatchPages(web: FastifyInstance, deps: WebDependenci
       // The API's refusals (its parameter reading, the rules of time entries) with their messages.
       if (!(error instanceof ODataError) || error.status >= 500 || error.status === 401) throw error;
       const target = error.target ?? '';
-      if (['ProjectID', 'TaskID', 'Comment'].includes(target)) errors[target] = error.message;
-      else return sendPage(reply, error.status, await render(request.page, session, form, errors, error.message));
+      const message = refusalText(error, request.page.lang);
+      if (['ProjectID', 'TaskID', 'Comment'].includes(target)) errors[target] = message;
+      else return sendPage(reply, error.status, await render(request.page, session, form, errors, message));
     }
     return sendPage(reply, 422, await render(request.page, session, form, errors));
   });

@@ -5,11 +5,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { EdmRecord } from '../../../odata/edm.js';
 import { ODataError } from '../../../odata/errors.js';
+import { refusalText } from '../../odata-server/error-texts.js';
 import { addDays, instantOf, isDate, minutesOf, mondayOf, wallClock } from '../clock.js';
 import { downloadLinks } from '../downloads.js';
 import { flag, html } from '../html.js';
 import type { Html } from '../html.js';
 import { fill } from '../i18n.js';
+import type { Lang } from '../i18n.js';
 import { csrfField, described, field, layout } from '../layout.js';
 import type { PageContext } from '../layout.js';
 import type { WebDependencies } from '../plugin.js';
@@ -160,10 +162,11 @@ export function registerTimesheetPages(web: FastifyInstance, deps: WebDependenci
   }
 
   /** A write's refusal by the rules as the form's errors; anything else is thrown on. */
-  function refusal(error: unknown): Errors {
+  function refusal(error: unknown, language: Lang): Errors {
     if (!(error instanceof ODataError) || error.status >= 500 || error.status === 401) throw error;
     const fieldName = FIELD_OF[error.target ?? ''];
-    return fieldName === undefined ? { form: error.message } : { [fieldName]: error.message };
+    const message = refusalText(error, language);
+    return fieldName === undefined ? { form: message } : { [fieldName]: message };
   }
 
   web.get('/timesheet', async (request, reply) => {
@@ -244,7 +247,7 @@ export function registerTimesheetPages(web: FastifyInstance, deps: WebDependenci
         await bookings.create(session.caller, parsed.values);
         return reply.redirect(`/timesheet?week=${form.date}&done=saved`, 303);
       } catch (error) {
-        errors = refusal(error);
+        errors = refusal(error, request.page.lang);
       }
     } else {
       errors = parsed.errors;
@@ -320,7 +323,7 @@ export function registerTimesheetPages(web: FastifyInstance, deps: WebDependenci
         return reply.redirect(`/timesheet?week=${form.date}&done=saved`, 303);
       } catch (error) {
         if (isStale(error)) return staleForm(request, reply, session, entry.ID as number, request.page.t.changedMeanwhile);
-        errors = refusal(error);
+        errors = refusal(error, request.page.lang);
       }
     } else {
       errors = parsed.errors;
@@ -341,7 +344,7 @@ export function registerTimesheetPages(web: FastifyInstance, deps: WebDependenci
       await bookings.remove(session.caller, entry.ID as number, version);
     } catch (error) {
       if (isStale(error)) return staleForm(request, reply, session, entry.ID as number, request.page.t.changedNotDeleted);
-      const errors = refusal(error);
+      const errors = refusal(error, request.page.lang);
       return sendPage(reply, 403, await editPage(request.page, session, entry, formOf(entry, session.timeZone), errors));
     }
     return reply.redirect(`/timesheet?week=${date}&done=deleted`, 303);
