@@ -1,7 +1,8 @@
 // One language per answer (issue 31): every error status the service answers carries a German
 // message by default, as the original service does, and an English one when the request's
-// Accept-Language prefers English; `lang` / `xml:lang` says which. Detail the service has in one
-// language only (a parser's, a business rule's) stays in the message, in parentheses.
+// Accept-Language prefers English; `lang` / `xml:lang` says which. The time-tracking rules have
+// every message in both languages (the German byte for byte as before); detail the service has in
+// one language only (a parser's) stays in the message, in parentheses.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabases } from '../helpers/databases.js';
 import type { Reply } from '../helpers/odata-client.js';
@@ -73,6 +74,26 @@ describe.each(testDatabases)('error messages in German by default, English on re
       expect([english.lang, english.message]).toEqual(['en', expect.stringMatching(/need an If-Match header/)]);
     } finally {
       await strict.close();
+    }
+  });
+
+  it('the rules\' own refusals: German as before by default, wholly English for Accept-Language: en', async () => {
+    const project = 1;
+    const backwards = (headers: Record<string, string>) => jana.send('POST', '/TimeEntries', payload('json', {
+      ProjectID: project, StartTime: new Date('2026-11-18T10:00:00Z'), EndTime: new Date('2026-11-18T09:00:00Z'),
+    }), { format: 'json', headers });
+    const nameless = (headers: Record<string, string>) => alex.send('POST', '/Clients', payload('json', { Comment: 'ohne Namen' }), { format: 'atom', headers });
+    const cases: ReadonlyArray<readonly [number, (headers: Record<string, string>) => Promise<Reply>, 'atom' | 'json', string, string]> = [
+      [409, backwards, 'json', 'Der Zeiteintrag kann nicht gespeichert werden: Die Endzeit (EndTime) liegt vor der Startzeit (StartTime).',
+        'The time entry cannot be saved: The end time (EndTime) is before the start time (StartTime).'],
+      [409, nameless, 'atom', 'Der Kunde kann nicht gespeichert werden: Name ist ein Pflichtfeld.', 'The client cannot be saved: Name is required.'],
+      [403, (headers) => jana.send('POST', '/Clients', payload('json', { Name: 'x' }), { format: 'json', headers }), 'json',
+        'Nur Administratoren dürfen Kunden anlegen, ändern oder löschen.', 'Only administrators may create, change or delete clients.'],
+    ];
+    for (const [status, send, format, de, en] of cases) {
+      expect(expectError(await send({}), status, format)).toMatchObject({ lang: 'de-DE', message: de });
+      expect(expectError(await send({ 'accept-language': 'de-DE,en;q=0.5' }), status, format)).toMatchObject({ lang: 'de-DE', message: de });
+      expect(expectError(await send({ 'accept-language': 'en-GB' }), status, format)).toMatchObject({ lang: 'en', message: en });
     }
   });
 

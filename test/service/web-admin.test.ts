@@ -1,6 +1,6 @@
 // The administration pages over real HTTP: Alex (administrator) manages employees, clients,
-// projects, tasks, the account settings and the team's entries under the API's rules and German
-// messages; Jana (standard user) never sees them (404 on every URL, whatever the method); ids of
+// projects, tasks, the account settings and the team's entries under the API's rules and their
+// messages (German, or English on an English page); Jana (standard user) never sees them (404 on every URL, whatever the method); ids of
 // another account answer 404; hostile input (empty, overlong, wrong types, foreign ids, no CSRF
 // token) is refused with the field's message and changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -247,6 +247,40 @@ describe.each(testDatabases)('administration pages on $name', (kind) => {
     expect(self.status).toBe(403);
     expect((await alex.post(`/admin/employees/${t.admin.userId}/active`, { active: '0' })).status).toBe(403);
     expect(await t.database.db.selectFrom('users').select(['access_rights', 'active']).where('id', '=', t.admin.userId).executeTakeFirst()).toEqual({ access_rights: 20, active: 1 });
+  });
+
+  it('on an English page refuses master data and settings with the rules\' English messages, and changes nothing', async () => {
+    const english = { 'accept-language': 'en' };
+    await alex.get('/admin/clients/new', english);
+    const clientRefusals: Array<[string, Record<string, string>, string]> = [
+      ['/admin/clients/new', { Name: ' ', Active: '1' }, 'id="f-Name-error">The client cannot be saved: Name is required.<'],
+      ['/admin/clients/new', { Name: 'K'.repeat(51), Active: '1' }, 'The client cannot be saved: Name must be at most 50 characters long.'],
+      ['/admin/projects/new', { Name: 'P', HourlyRate: '-5' }, 'The project cannot be saved: HourlyRate must not be negative.'],
+      ['/admin/projects/new', { Name: 'P', ClientID: String(other.clientId) }, `The project cannot be saved: ClientID ${other.clientId} refers to no existing entry (clients).`],
+      ['/admin/projects/new', { Name: 'P', TimeBudgetHours: 'viel' }, 'The project cannot be saved: The value of TimeBudget is not a valid value of type Edm.Int32.'],
+      ['/admin/tasks/new', { Description: 'T'.repeat(101) }, 'The task cannot be saved: Description must be at most 100 characters long.'],
+    ];
+    for (const [path, form, message] of clientRefusals) {
+      const refused = await alex.post(path, form, english);
+      expect(refused.status, message).toBe(422);
+      expect(refused.text, message).toContain('<html lang="en">');
+      expect(refused.text, message).toContain(message);
+      expect(refused.text, message).not.toContain('kann nicht gespeichert werden');
+    }
+    expect(await t.database.db.selectFrom('projects').select('id').where('name', '=', 'P').execute()).toEqual([]);
+    const version = formVersion((await alex.get('/admin/settings', english)).text, '/admin/settings') as string;
+    const base = { CompanyName: 'Demo GmbH', TimeZone: 'Europe/Berlin', Currency: 'EUR', BookingCloseDate: '', version };
+    const before = await t.database.db.selectFrom('account_settings').selectAll().where('account_id', '=', t.accountId).executeTakeFirstOrThrow();
+    for (const [form, message] of [
+      [{ CompanyName: '' }, 'The account settings cannot be saved: CompanyName is required.'],
+      [{ TimeZone: 'Mars/Olympus' }, 'The account settings cannot be saved: TimeZone &quot;Mars/Olympus&quot; is no known IANA time zone (e.g. Europe/Berlin).'],
+      [{ Currency: '€€' }, 'Currency must be an ISO 4217 currency code of three letters (e.g. EUR).'],
+    ] as const) {
+      const refused = await alex.post('/admin/settings', { ...base, ...form }, english);
+      expect(refused.status, message).toBe(422);
+      expect(refused.text, message).toContain(message);
+    }
+    expect(await t.database.db.selectFrom('account_settings').selectAll().where('account_id', '=', t.accountId).executeTakeFirstOrThrow()).toEqual(before);
   });
 
   it('changes the account settings with the messages of the rules; the close date is a day on the account\'s clock', async () => {

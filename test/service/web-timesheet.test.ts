@@ -1,7 +1,7 @@
 // The web interface's pages over real HTTP, signed in as the demo employee Jana: her week and
-// nobody else's, adding, editing and deleting entries under the API's rules and messages, other
-// people's and other accounts' entry ids answered 404, the page's stopwatch being the API's,
-// and her API keys made and revoked in the profile.
+// nobody else's, adding, editing and deleting entries under the API's rules and messages (German,
+// or English on an English page), other people's and other accounts' entry ids answered 404, the
+// page's stopwatch being the API's, and her API keys made and revoked in the profile.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../service/accounts/account-admin.js';
 import { durationString } from '../../service/timetracking/sets/time-entries.js';
@@ -142,6 +142,25 @@ describe.each(testDatabases)('web timesheet on $name', (kind) => {
     expect(tooLong.text).toContain('value="08:00"');
   });
 
+  it('on an English page refuses with the rules\' English messages, and nothing is stored', async () => {
+    const english = { 'accept-language': 'en' };
+    const before = (await weekRows(t.jana.userId)).length;
+    await jana.get('/timesheet/new', english);
+    const post = (form: Record<string, string>) => jana.post('/timesheet/new', { date: '2026-11-18', kind: '2', start: '08:00', end: '09:00', ...form }, english);
+    const noProject = await post({ project: '' });
+    expect(noProject.status).toBe(422);
+    expect(noProject.text).toContain('<html lang="en">');
+    expect(noProject.text).toContain('<p class="field-error" id="project-error">The time entry cannot be saved: ProjectID is required.</p>');
+    expect((await post({ start: '10:00', project: '1' })).text)
+      .toContain('id="end-error">The time entry cannot be saved: The end time (EndTime) is before the start time (StartTime).</p>');
+    const archived = await post({ project: '5' });
+    expect(archived.text).toContain('The time entry cannot be saved: Project 5 cannot be booked on (not assigned or archived).');
+    expect(archived.text).not.toContain('Auf das Projekt');
+    expect((await post({ project: '1', comment: 'x'.repeat(1501) })).text)
+      .toContain('id="comment-error">The time entry cannot be saved: Comment must be at most 1500 characters long.</p>');
+    expect((await weekRows(t.jana.userId)).length).toBe(before);
+  });
+
   it('shows locked entries read-only and refuses to change or delete them', async () => {
     const locked = await t.database.db.selectFrom('time_entries').selectAll().where('user_id', '=', t.jana.userId).where('locked', '=', 1).executeTakeFirstOrThrow();
     const page = await jana.get(`/timesheet/entries/${locked.id}`);
@@ -162,7 +181,11 @@ describe.each(testDatabases)('web timesheet on $name', (kind) => {
       await jana.get('/timesheet/new');
       const closed = await jana.post('/timesheet/new', { date: '2026-10-20', kind: '1', duration: '2:00', project: '1', comment: 'zu spät' });
       expect(closed.status).toBe(422);
-      expect(closed.text).toContain('Der Buchungszeitraum vor dem');
+      expect(closed.text).toContain('Der Buchungszeitraum vor dem 2026-11-01 ist abgeschlossen.');
+      const english = await jana.post('/timesheet/new', { date: '2026-10-20', kind: '1', duration: '2:00', project: '1', comment: 'zu spät' }, { 'accept-language': 'en' });
+      expect(english.status).toBe(422);
+      expect(english.text).toContain('The booking period before 2026-11-01 is closed.');
+      expect(english.text).not.toContain('Buchungszeitraum');
       expect(await t.database.db.selectFrom('time_entries').select('id').where('comment', '=', 'zu spät').execute()).toEqual([]);
     } finally {
       await t.database.db.updateTable('account_settings').set({ booking_close_date: null }).execute();
