@@ -1,9 +1,10 @@
 // The language of error documents: German by default, as the original service answers, and
 // English when the request's Accept-Language prefers it (clients show `error.message.value` to
-// people). One table names what each status means in both languages; an error whose own message
-// is in the other language (a parser's English detail, a German business rule) is introduced by
-// that line and kept in parentheses, so no detail is lost and the message still reads in the
-// language asked for.
+// people). An error that has its own message in both languages (the time-tracking rules' refusals,
+// the service's fixed messages) answers with the one asked for. One table names what each status
+// means in both languages; an error whose own message is in one language only, the other (a
+// parser's English detail), is introduced by that line and kept in parentheses, so no detail is
+// lost and the message still reads in the language asked for.
 import { ODataError } from '../../odata/errors.js';
 
 export type Language = 'de' | 'en';

@@ -2,8 +2,8 @@
 // custom-field labels), in one place for every face that changes them: the web administration
 // pages (through AccountChanges) and `timegate admin create-account` / `set-settings`. Pure
 // functions that return the normalised value or throw a ValidationError naming the property, with
-// the API's German message; the CLI prints that message as it is. The lengths are the model's
-// MaxLength facets (spec/timetracking.edmx), which the API's payload rules check as well.
+// the API's message in German and English; the CLI prints the German one as it is. The lengths are
+// the model's MaxLength facets (spec/timetracking.edmx), which the API's payload rules check too.
 import type { EdmRecord } from '../../odata/edm.js';
 import { isTimeZone, wallClockZone } from '../../odata/wall-clock.js';
 import type { Texts } from '../odata-server/error-texts.js';

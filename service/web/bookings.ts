@@ -1,6 +1,6 @@
 // What the web pages do with time entries, projects, tasks and the stopwatch, in EDMX terms and
 // through the same two doors as the OData server: the model's payload rules (required fields,
-// MaxLength, with the service's German messages) and the time-tracking data source (visibility,
+// MaxLength, with the service's messages) and the time-tracking data source (visibility,
 // write rules of sets/, the stopwatch operations). Nothing here knows a rule of its own.
 import type { EdmRecord, EdmValue } from '../../odata/edm.js';
 import type { BinaryNode, FilterNode, PropertyNode } from '../../odata/filter-ast.js';

@@ -1,5 +1,5 @@
 // The texts of the administration and report pages in German and English (i18n.ts merges them into each
-// language's texts). Messages of the time-tracking rules stay German as the service writes them.
+// language's texts). Messages of the time-tracking rules come with the rules, in both languages.
 const de = {
   admin: 'Verwaltung',
   adminNav: 'Verwaltung',

@@ -1,7 +1,8 @@
 // Clients, projects and tasks for administrators: lists with archived ones marked, create, edit,
 // archive (Active = false) and reactivate. The forms only turn fields into values of the model's
 // properties; every rule (required, MaxLength, a client or user or task of the account,
-// no negative budget or rate) and its German message is the API's (PayloadRules and sets/).
+// no negative budget or rate) and its message is the API's (PayloadRules and sets/), shown in the
+// page's language.
 // Custom fields show with the account's labels, and only those that have one.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { EdmRecord } from '../../../odata/edm.js';

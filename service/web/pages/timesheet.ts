@@ -1,7 +1,8 @@
 // My timesheet: a week (Monday to Sunday) with each day's entries and totals, previous/next week
 // and today, the week's entries as CSV or XLSX; adding, editing and deleting entries (duration entries and start/end entries). The
 // form only turns fields into an entry; every rule (booking close date, locked entries, bookable
-// projects and tasks, required fields, their German messages) is the data source's, as for the API.
+// projects and tasks, required fields, their messages) is the data source's, as for the API; the page
+// shows a refusal in its own language.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { EdmRecord } from '../../../odata/edm.js';
 import { ODataError } from '../../../odata/errors.js';
