@@ -14,9 +14,8 @@ import type { Database } from '../storage/schema.js';
 import { withTransaction } from '../storage/transaction.js';
 import type { Caller } from './caller.js';
 import { checkedSettings, settingsMessages } from './account-settings-rules.js';
-import { LANG, validationMessages } from './messages.js';
+import { LANG, entryMessages, validationMessages } from './messages.js';
 import { accountSettings } from './sets/account-settings.js';
-import { entryMessages } from './sets/time-entries.js';
 import { columnName } from './tables.js';
 
 export class AccountChanges {

@@ -85,3 +85,59 @@ export const messages = {
   }),
   databaseRule: (noun: Noun) => cannotSave(noun, { de: 'Die Daten verletzen eine Regel der Datenbank.', en: 'The data break a rule of the database.' }),
 };
+
+/** The noun of TimeEntries, whose rules (sets/time-entries.ts, stopwatch.ts) have the texts below. */
+export const timeEntryNoun: Noun = {
+  de: { the: 'Der Zeiteintrag', one: 'Zeiteintrag', plural: 'Zeiteinträge' },
+  en: { the: 'The time entry', one: 'time entry', plural: 'time entries' },
+};
+
+/** The texts of the rules of time entries and of the stopwatch. */
+export const entryMessages = {
+  endBeforeStart: () => cannotSave(timeEntryNoun, {
+    de: 'Die Endzeit (EndTime) liegt vor der Startzeit (StartTime).',
+    en: 'The end time (EndTime) is before the start time (StartTime).',
+  }),
+  projectNotBookable: (id: unknown) => cannotSave(timeEntryNoun, {
+    de: `Auf das Projekt ${String(id)} darf nicht gebucht werden (nicht zugeordnet oder archiviert).`,
+    en: `Project ${String(id)} cannot be booked on (not assigned or archived).`,
+  }),
+  taskNotAllowed: (taskId: unknown, projectId: unknown) => cannotSave(timeEntryNoun, {
+    de: `Die Tätigkeit ${String(taskId)} ist für das Projekt ${String(projectId)} nicht erlaubt oder nicht aktiv.`,
+    en: `Task ${String(taskId)} is not allowed on project ${String(projectId)} or not active.`,
+  }),
+  stopwatchRunning: () => cannotSave(timeEntryNoun, {
+    de: 'Für den Benutzer läuft bereits eine Stoppuhr; ohne Endzeit (EndTime) kann nur eine laufende Stoppuhr gespeichert werden.',
+    en: 'A stopwatch is already running for the user; without an end time (EndTime) only a running stopwatch can be saved.',
+  }),
+  durationTooLong: () => cannotSave(timeEntryNoun, {
+    de: 'Die Dauer ist länger, als DurationSeconds (Edm.Int32) fassen kann.',
+    en: 'The duration is longer than DurationSeconds (Edm.Int32) can hold.',
+  }),
+  durationNeedsEnd: () => cannotSave(timeEntryNoun, {
+    de: 'Ein Dauereintrag (TypeID 1) braucht eine Endzeit (EndTime).',
+    en: 'A duration entry (TypeID 1) needs an end time (EndTime).',
+  }),
+  unknownTypeId: () => cannotSave(timeEntryNoun, {
+    de: 'TypeID muss 1 (Dauer) oder 2 (Start und Ende) sein.',
+    en: 'TypeID must be 1 (duration) or 2 (start and end).',
+  }),
+  tooLong: (property: string, max: number) => tooLongMessage(timeEntryNoun, property, max),
+  locked: (): Texts => ({
+    de: 'Der Zeiteintrag ist gesperrt; nur Administratoren dürfen ihn ändern oder löschen.',
+    en: 'The time entry is locked; only administrators may change or delete it.',
+  }),
+  lockByAdminsOnly: (): Texts => ({
+    de: 'Nur Administratoren dürfen Zeiteinträge sperren oder entsperren.',
+    en: 'Only administrators may lock or unlock time entries.',
+  }),
+  bookingClosed: (date: Date): Texts => ({
+    de: `Der Buchungszeitraum vor dem ${date.toISOString().slice(0, 10)} ist abgeschlossen.`,
+    en: `The booking period before ${date.toISOString().slice(0, 10)} is closed.`,
+  }),
+  otherUser: (): Texts => ({
+    de: 'Nur Administratoren dürfen Zeiteinträge anderer Benutzer anlegen oder ändern.',
+    en: 'Only administrators may create or change time entries of other users.',
+  }),
+  noStopwatch: (): Texts => ({ de: 'Es läuft keine Stoppuhr.', en: 'No stopwatch is running.' }),
+};

@@ -24,7 +24,7 @@ import { ForbiddenError, ValidationError } from '../../odata-server/errors.js';
 import type { Caller } from '../caller.js';
 import { wallClockOf } from '../caller.js';
 import type { Texts } from '../../odata-server/error-texts.js';
-import { LANG, cannotSave, messages, tooLongMessage } from '../messages.js';
+import { LANG, entryMessages, messages, timeEntryNoun } from '../messages.js';
 import type { EntityTable } from '../tables.js';
 import type { WriteContext } from '../write-support.js';
 import { deleteRow, existingIds, insertRow, runCompiled, toColumns, updateRow } from '../write-support.js';
@@ -33,57 +33,7 @@ import { projects } from './projects.js';
 import { tasks } from './tasks.js';
 import { users } from './users.js';
 
-const noun = { de: { the: 'Der Zeiteintrag', one: 'Zeiteintrag', plural: 'Zeiteinträge' }, en: { the: 'The time entry', one: 'time entry', plural: 'time entries' } };
-
-/** The texts of the rules of time entries and of the stopwatch. */
-export const entryMessages = {
-  endBeforeStart: () => cannotSave(noun, {
-    de: 'Die Endzeit (EndTime) liegt vor der Startzeit (StartTime).',
-    en: 'The end time (EndTime) is before the start time (StartTime).',
-  }),
-  projectNotBookable: (id: unknown) => cannotSave(noun, {
-    de: `Auf das Projekt ${String(id)} darf nicht gebucht werden (nicht zugeordnet oder archiviert).`,
-    en: `Project ${String(id)} cannot be booked on (not assigned or archived).`,
-  }),
-  taskNotAllowed: (taskId: unknown, projectId: unknown) => cannotSave(noun, {
-    de: `Die Tätigkeit ${String(taskId)} ist für das Projekt ${String(projectId)} nicht erlaubt oder nicht aktiv.`,
-    en: `Task ${String(taskId)} is not allowed on project ${String(projectId)} or not active.`,
-  }),
-  stopwatchRunning: () => cannotSave(noun, {
-    de: 'Für den Benutzer läuft bereits eine Stoppuhr; ohne Endzeit (EndTime) kann nur eine laufende Stoppuhr gespeichert werden.',
-    en: 'A stopwatch is already running for the user; without an end time (EndTime) only a running stopwatch can be saved.',
-  }),
-  durationTooLong: () => cannotSave(noun, {
-    de: 'Die Dauer ist länger, als DurationSeconds (Edm.Int32) fassen kann.',
-    en: 'The duration is longer than DurationSeconds (Edm.Int32) can hold.',
-  }),
-  durationNeedsEnd: () => cannotSave(noun, {
-    de: 'Ein Dauereintrag (TypeID 1) braucht eine Endzeit (EndTime).',
-    en: 'A duration entry (TypeID 1) needs an end time (EndTime).',
-  }),
-  unknownTypeId: () => cannotSave(noun, {
-    de: 'TypeID muss 1 (Dauer) oder 2 (Start und Ende) sein.',
-    en: 'TypeID must be 1 (duration) or 2 (start and end).',
-  }),
-  tooLong: (property: string, max: number) => tooLongMessage(noun, property, max),
-  locked: (): Texts => ({
-    de: 'Der Zeiteintrag ist gesperrt; nur Administratoren dürfen ihn ändern oder löschen.',
-    en: 'The time entry is locked; only administrators may change or delete it.',
-  }),
-  lockByAdminsOnly: (): Texts => ({
-    de: 'Nur Administratoren dürfen Zeiteinträge sperren oder entsperren.',
-    en: 'Only administrators may lock or unlock time entries.',
-  }),
-  bookingClosed: (date: Date): Texts => ({
-    de: `Der Buchungszeitraum vor dem ${date.toISOString().slice(0, 10)} ist abgeschlossen.`,
-    en: `The booking period before ${date.toISOString().slice(0, 10)} is closed.`,
-  }),
-  otherUser: (): Texts => ({
-    de: 'Nur Administratoren dürfen Zeiteinträge anderer Benutzer anlegen oder ändern.',
-    en: 'Only administrators may create or change time entries of other users.',
-  }),
-  noStopwatch: (): Texts => ({ de: 'Es läuft keine Stoppuhr.', en: 'No stopwatch is running.' }),
-};
+const noun = timeEntryNoun;
 
 /** A time entry as the rules see it (stored form: epoch ms, 0/1 flags). */
 interface EntryState {
