@@ -1,8 +1,8 @@
 // The texts of the web interface in German and English. The language is the `lang` cookie
 // (the switch in the page header), else the best of the browser's Accept-Language, else German.
-// Messages of the time-tracking rules are not here: each rule has its German and English text side
-// by side (service/timetracking/messages.ts and the sets' tables), and the pages show the one of
-// the page's language (refusalText, textIn in service/odata-server/error-texts.ts).
+// Messages of the time-tracking rules are not here: each rule has its German and English text
+// side by side (service/timetracking/messages.ts, account-settings-rules.ts), and the pages show
+// the one of the page's language (refusalText, textIn in service/odata-server/error-texts.ts).
 import { ADMIN_TEXTS } from './i18n-admin.js';
 
 export type Lang = 'de' | 'en';

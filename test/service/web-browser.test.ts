@@ -151,6 +151,12 @@ describe('the web interface in headless Chromium', () => {
     await page.getByRole('link', { name: 'EN', exact: true }).click();
     await expect.poll(() => page.locator('h1').innerText()).toBe('My profile');
     await checkPage(page);
+    // The rules' refusals in the page's language too.
+    await page.goto(`${t.origin}/timesheet/new`);
+    await page.getByLabel('Start (hh:mm)').fill('19:30');
+    await page.getByLabel('End (hh:mm)').fill('18:00');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.locator('#project-error').innerText()).toBe('The time entry cannot be saved: ProjectID is required.');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await expect.poll(() => page.locator('[role=status]').innerText()).toBe('You are signed out.');
     await context.close();
