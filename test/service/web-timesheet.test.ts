@@ -158,6 +158,13 @@ describe.each(testDatabases)('web timesheet on $name', (kind) => {
     expect(archived.text).not.toContain('Auf das Projekt');
     expect((await post({ project: '1', comment: 'x'.repeat(1501) })).text)
       .toContain('id="comment-error">The time entry cannot be saved: Comment must be at most 1500 characters long.</p>');
+    // The stopwatch page's refusals too (StartStopWatch's own length check).
+    const running = () => t.database.db.selectFrom('time_entries').select('id').where('user_id', '=', t.jana.userId).where('end_time', 'is', null).execute();
+    const runningBefore = await running();
+    const stopwatch = await jana.post('/stopwatch/start', { project: '1', comment: 'y'.repeat(1501) }, english);
+    expect(stopwatch.status).toBe(422);
+    expect(stopwatch.text).toContain('The time entry cannot be saved: Comment must be at most 1500 characters long.');
+    expect(await running()).toEqual(runningBefore);
     expect((await weekRows(t.jana.userId)).length).toBe(before);
   });
 
