@@ -63,7 +63,7 @@ describe('two gateway instances on one Redis, the subscription of one of them st
     return link.commandsSent('mget') - before;
   }
 
-  test('its hits take under 100 ms at p95 and none as long as the command timeout (1 s), before and past it', async () => {
+  test('its hits take under half the command timeout (1 s) at p95 and none as long as it, before and past it', async () => {
     const path = '/projects/1';
     await read(stalled, path);
     // Answered from its copies before the stall: no read of the store.
@@ -82,7 +82,9 @@ describe('two gateway instances on one Redis, the subscription of one of them st
       times.sort((x, y) => x - y);
       const p95 = times[Math.ceil(times.length * 0.95) - 1] as number;
       expect(times.length).toBeGreaterThanOrEqual(25);
-      expect(p95, `p95 of ${times.length} hits`).toBeLessThan(100);
+      // 19 ms on a quiet machine, 310 ms on CI's busiest run: the bound is what separates it from
+      // waiting for the PING, not a speed.
+      expect(p95, `p95 of ${times.length} hits`).toBeLessThan(500);
       // Before, each one waited for its PING up to the command timeout.
       expect(times.at(-1), 'the slowest hit').toBeLessThan(1_000);
     } finally {
