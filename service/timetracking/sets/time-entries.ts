@@ -18,6 +18,7 @@
 //   RevenueTotal      RevenuePerHour x hours when Billable, to the cent; else null
 import { sql } from 'kysely';
 import type { EdmRecord, EdmValue } from '../../../odata/edm.js';
+import { isInEdmCalendar } from '../../../odata/datetime.js';
 import { ResourceNotFoundError } from '../../../odata/errors.js';
 import type { UpdateMode } from '../../odata-server/data-source.js';
 import { ForbiddenError, ValidationError } from '../../odata-server/errors.js';
@@ -43,6 +44,8 @@ export const entryMessages = {
     cannotSave(noun, `Die Tätigkeit ${String(taskId)} ist für das Projekt ${String(projectId)} nicht erlaubt oder nicht aktiv.`),
   stopwatchRunning: () =>
     cannotSave(noun, 'Für den Benutzer läuft bereits eine Stoppuhr; ohne Endzeit (EndTime) kann nur eine laufende Stoppuhr gespeichert werden.'),
+  outOfCalendar: (property: string) =>
+    cannotSave(noun, `${property} liegt außerhalb des Kalenders von Edm.DateTime (0001-01-01T00:00:00 bis 9999-12-31T23:59:59.999).`),
   durationTooLong: () => cannotSave(noun, 'Die Dauer ist länger, als DurationSeconds (Edm.Int32) fassen kann.'),
   durationNeedsEnd: () => cannotSave(noun, 'Ein Dauereintrag (TypeID 1) braucht eine Endzeit (EndTime).'),
   unknownTypeId: () => cannotSave(noun, 'TypeID muss 1 (Dauer) oder 2 (Start und Ende) sein.'),
@@ -154,6 +157,8 @@ async function checkEntry(ctx: WriteContext, table: EntityTable, entry: EntrySta
   }
   if (entry.type_id !== 1 && entry.type_id !== 2) throw invalid(entryMessages.unknownTypeId(), 'TypeID');
   if (entry.type_id === 1 && entry.end_time === null) throw invalid(entryMessages.durationNeedsEnd(), 'EndTime');
+  checkCalendar(caller, 'StartTime', entry.start_time);
+  if (entry.end_time !== null) checkCalendar(caller, 'EndTime', entry.end_time);
   if (entry.end_time !== null && entry.end_time < entry.start_time) throw invalid(entryMessages.endBeforeStart(), 'EndTime');
   // DurationSeconds is an Edm.Int32: a longer entry would break every typed client reading it.
   if ((entry.end_time ?? ctx.now) - entry.start_time > MAX_DURATION_MS) throw invalid(entryMessages.durationTooLong(), 'EndTime');
@@ -177,6 +182,15 @@ async function checkEntry(ctx: WriteContext, table: EntityTable, entry: EntrySta
   const allowed = project.assigned_tasks === null || project.assigned_tasks.split(',').includes(String(entry.task_id));
   if (task.active !== 1 || !allowed) throw invalid(entryMessages.taskNotAllowed(entry.task_id, entry.project_id), 'TaskID');
   return { taskBillable: task.billable, projectRate };
+}
+
+/**
+ * Refuses a start or end the account's clock shows outside Edm.DateTime's calendar: no reader
+ * could be given it (Atom would write `10000-01-01T...`, a timesheet week would run past it).
+ */
+export function checkCalendar(caller: Caller, property: 'StartTime' | 'EndTime', instant: number): void {
+  const wallClock = wallClockOf(caller)?.toWallClock(instant) ?? instant;
+  if (!isInEdmCalendar(wallClock)) throw invalid(entryMessages.outOfCalendar(property), property);
 }
 
 function invalid(message: string, property: string): ValidationError {
