@@ -6,6 +6,18 @@ import { dateTimeOffset, time } from './edm.js';
 const ISO =
   /^(-?\d{4,})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,7}))?)?(Z|[+-]\d{2}:\d{2})?$/;
 
+/**
+ * The calendar of Edm.DateTime: 0001-01-01T00:00:00 to 9999-12-31T23:59:59.999, the years its
+ * four-digit text can write, as the milliseconds of those digits read as UTC (`\/Date(ms)\/`).
+ */
+export const EDM_DATETIME_FIRST_MS = -62_135_596_800_000;
+export const EDM_DATETIME_LAST_MS = 253_402_300_799_999;
+
+/** Whether the digits of `ms` (a wall-clock time, see wall-clock.ts) are in Edm.DateTime's calendar. */
+export function isInEdmCalendar(ms: number): boolean {
+  return ms >= EDM_DATETIME_FIRST_MS && ms <= EDM_DATETIME_LAST_MS;
+}
+
 export interface ParsedIso {
   readonly date: Date;
   /** Offset written in the text, in minutes; undefined when the text had none. */

@@ -48,7 +48,7 @@ function pad(n: number): string {
 /** `YYYY-MM-DD` of wall-clock milliseconds. */
 function dayText(wallMs: number): string {
   const d = new Date(wallMs);
-  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
+  return `${String(d.getUTCFullYear()).padStart(4, '0')}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
 }
 
 function field(column: ExportColumn<never>, value: CellValue, options: CsvOptions, decimalComma: boolean): string {

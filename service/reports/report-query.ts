@@ -158,7 +158,8 @@ const DAY_MS = 86_400_000;
 /** The week (its Monday) or month of a calendar day. */
 export function periodOf(period: 'week' | 'month', year: number, month: number, day: number): string {
   if (period === 'month') return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}`;
-  const date = Date.UTC(year, month - 1, day);
+  // Not Date.UTC, which reads the years 0 to 99 as 1900 to 1999.
+  const date = new Date(0).setUTCFullYear(year, month - 1, day);
   const sinceMonday = (new Date(date).getUTCDay() + 6) % 7;
   return new Date(date - sinceMonday * DAY_MS).toISOString().slice(0, 10);
 }

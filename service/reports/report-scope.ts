@@ -7,6 +7,7 @@
 // and nobody another account's rows. The query builders (entry-query.ts, report-query.ts) apply it
 // to every statement; nothing else decides it.
 import type { Kysely } from 'kysely';
+import { isInEdmCalendar } from '../../odata/datetime.js';
 import { isTimeZone, wallClockZone } from '../../odata/wall-clock.js';
 import type { WallClockZone } from '../../odata/wall-clock.js';
 import type { DatabaseHandle } from '../storage/database.js';
@@ -95,8 +96,10 @@ export function parseEntryFilter(text: EntryFilterText): EntryFilter {
 /** A calendar day `YYYY-MM-DD` that exists (2026-02-30 does not). */
 export function checkDay(field: string, value: string): string {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  const date = match === null ? undefined : new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
-  if (date === undefined || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) {
+  // Not Date.UTC, which reads the years 0 to 99 as 1900 to 1999.
+  const date = new Date(0);
+  if (match !== null) date.setUTCFullYear(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
+  if (match === null || !isInEdmCalendar(date.getTime()) || date.toISOString().slice(0, 10) !== value) {
     throw new ReportError('invalid-input', `${field} must be a date YYYY-MM-DD, not '${value}'`);
   }
   return value;
@@ -151,7 +154,8 @@ export function instantRange(filter: EntryFilter, zone: WallClockZone): { readon
   const midnight = (day: string) => zone.toInstant(Date.parse(`${day}T00:00:00Z`));
   return {
     ...(filter.from === undefined ? {} : { startMs: midnight(filter.from) }),
-    ...(filter.to === undefined ? {} : { endMs: midnight(new Date(Date.parse(`${filter.to}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10)) }),
+    // The day after, as milliseconds: after 9999-12-31 there is no `YYYY-MM-DD` to write.
+    ...(filter.to === undefined ? {} : { endMs: zone.toInstant(Date.parse(`${filter.to}T00:00:00Z`) + DAY_MS) }),
   };
 }
 

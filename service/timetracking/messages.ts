@@ -110,6 +110,10 @@ export const entryMessages = {
     de: 'Für den Benutzer läuft bereits eine Stoppuhr; ohne Endzeit (EndTime) kann nur eine laufende Stoppuhr gespeichert werden.',
     en: 'A stopwatch is already running for the user; without an end time (EndTime) only a running stopwatch can be saved.',
   }),
+  outOfCalendar: (property: string) => cannotSave(timeEntryNoun, {
+    de: `${property} liegt außerhalb des Kalenders von Edm.DateTime (0001-01-01T00:00:00 bis 9999-12-31T23:59:59.999).`,
+    en: `${property} is outside the calendar of Edm.DateTime (0001-01-01T00:00:00 to 9999-12-31T23:59:59.999).`,
+  }),
   durationTooLong: () => cannotSave(timeEntryNoun, {
     de: 'Die Dauer ist länger, als DurationSeconds (Edm.Int32) fassen kann.',
     en: 'The duration is longer than DurationSeconds (Edm.Int32) can hold.',

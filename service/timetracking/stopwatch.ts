@@ -8,7 +8,7 @@ import type { FunctionImport } from '../../odata/model.js';
 import { ServiceError, ValidationError } from '../odata-server/errors.js';
 import type { Caller } from './caller.js';
 import { LANG, entryMessages } from './messages.js';
-import { insertEntry, stopwatchColumns } from './sets/time-entries.js';
+import { checkCalendar, insertEntry, stopwatchColumns } from './sets/time-entries.js';
 import type { EntityTable } from './tables.js';
 import type { WriteContext } from './write-support.js';
 import { updateRow } from './write-support.js';
@@ -55,7 +55,9 @@ async function haltRunning(ctx: WriteContext, entries: EntityTable): Promise<num
     .where('account_id', '=', ctx.caller.accountId).where('user_id', '=', ctx.caller.userId).where('end_time', 'is', null)
     .executeTakeFirst();
   if (running === undefined) return undefined;
-  await updateRow(ctx, entries, running.id, { end_time: Math.max(ctx.now, running.start_time) });
+  const end = Math.max(ctx.now, running.start_time);
+  checkCalendar(ctx.caller, 'EndTime', end);
+  await updateRow(ctx, entries, running.id, { end_time: end });
   return running.id;
 }
 

@@ -1,11 +1,11 @@
-// The web interface's own stylesheet and scripts, read once at start-up from ./assets and served
+// The web interface's own stylesheet, scripts and icon, read once at start-up from ./assets and served
 // with a content hash in their ETag; nothing is fetched from elsewhere (the CSP allows 'self' only).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 
-const TYPES: Readonly<Record<string, string>> = { css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8' };
-const FILES = ['app.css', 'stopwatch.js', 'copy.js'] as const;
+const TYPES: Readonly<Record<string, string>> = { css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8', svg: 'image/svg+xml' };
+const FILES = ['app.css', 'stopwatch.js', 'copy.js', 'favicon.svg'] as const;
 
 interface Asset {
   readonly body: Buffer;

@@ -53,6 +53,7 @@ export function layout(ctx: PageContext, title: string, body: Html, options: Pag
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · ${t.appName}</title>
+<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/app.css">
 ${(options.scripts ?? []).map((src) => html`<script type="module" src="${src}"></script>`)}
 </head>

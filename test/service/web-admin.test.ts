@@ -182,6 +182,9 @@ describe.each(testDatabases)('administration pages on $name', (kind) => {
 
   it('invites an employee through a one-time link, refuses bad names and addresses, changes role, access and project assignments', async () => {
     await alex.get('/admin/employees');
+    // The invitation's language starts as the page's own.
+    expect((await alex.get('/admin/employees')).text).toContain('<option value="DE" selected>Deutsch</option><option value="EN">English</option>');
+    expect((await alex.get('/admin/employees', { 'accept-language': 'en' })).text).toContain('<option value="DE">Deutsch</option><option value="EN" selected>English</option>');
     const refusals: Array<[Record<string, string>, string]> = [
       [{ FirstName: '', LastName: 'Neu', Email: 'lena@demo.example', role: 'user' }, 'Der Benutzer kann nicht gespeichert werden: FirstName ist ein Pflichtfeld.'],
       [{ FirstName: 'L'.repeat(81), LastName: 'Neu', Email: 'lena@demo.example', role: 'user' }, 'FirstName darf höchstens 80 Zeichen lang sein.'],

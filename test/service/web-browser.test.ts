@@ -62,6 +62,12 @@ describe('the web interface in headless Chromium', () => {
     await page.getByRole('button', { name: 'Passwort speichern' }).click();
     await expect.poll(() => page.locator('[role=status]').innerText()).toContain('Ihr Passwort ist gespeichert');
     await checkPage(page);
+    // A mistyped password: the message, and the password field focused to type it again.
+    await page.getByLabel('Passwort', { exact: true }).fill('vertippt-passwort');
+    await page.getByRole('button', { name: 'Anmelden' }).click();
+    await expect.poll(() => page.locator('[role=alert]').innerText()).toBe('E-Mail oder Passwort ist falsch.');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('password');
+    expect(await page.getByLabel('E-Mail').inputValue()).toBe(t.jana.email);
     await page.getByLabel('Passwort', { exact: true }).fill(PASSWORD);
     await page.getByRole('button', { name: 'Anmelden' }).click();
     await page.waitForURL(`${t.origin}/stopwatch`);

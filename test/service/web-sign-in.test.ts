@@ -97,6 +97,9 @@ describe.each(testDatabases)('web sign-in on $name', (kind) => {
     expect(new Set([...wrong, ...unknown].map((a) => a.status))).toEqual(new Set([401]));
     expect(unknown[0]?.page).toBe(wrong[0]?.page);
     expect(wrong[0]?.page).toContain('E-Mail oder Passwort ist falsch.');
+    // The password is the field to type again: it opens focused, the address kept as typed.
+    expect(wrong[0]?.page).toMatch(/<input id="password" name="password" type="password"[^>]* aria-invalid="true" autofocus>/);
+    expect(wrong[0]?.page.match(/autofocus/g)).toHaveLength(1);
     // Both derive one scrypt key (tens of ms); without the decoy an unknown email would answer
     // in about one ms. The margin leaves room for a loaded machine.
     const median = (list: { ms: number }[]) => list.map((a) => a.ms).sort((a, b) => a - b)[Math.floor(list.length / 2)] as number;
@@ -225,6 +228,13 @@ describe.each(testDatabases)('web sign-in on $name', (kind) => {
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("frame-ancestors 'none'");
     expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+    // The page's icon is ours, served from the same origin (no 404 in the browser's console).
+    const icon = /<link rel="icon" href="(\/assets\/[\w.-]+)" type="image\/svg\+xml">/.exec(page.text)?.[1];
+    expect(icon).toBeDefined();
+    const iconAnswer = await fetch(`${t.origin}${icon as string}`);
+    expect(iconAnswer.status).toBe(200);
+    expect(iconAnswer.headers.get('content-type')).toBe('image/svg+xml');
+    expect(await iconAnswer.text()).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[^>]*>[\s\S]*<\/svg>\s*$/);
     const api = await fetch(`${t.root}/Projects?$format=json`, { headers: { 'x-serviceapikey': t.jana.apiKey } });
     expect(api.status).toBe(200);
     expect(api.headers.get('content-security-policy')).toBeNull();

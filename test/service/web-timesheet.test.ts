@@ -199,6 +199,66 @@ describe.each(testDatabases)('web timesheet on $name', (kind) => {
     }
   });
 
+  it('stops at the ends of the calendar: the week of 9999-12-27 ends on 31 December, the week of 0001-01-01 has none before it', async () => {
+    const stamp = { account_id: t.accountId, user_id: t.jana.userId, project_id: 1, type_id: 2, billable: 1 as const, locked: 0 as const, last_change_time: DEMO_NOW, last_change_author: t.jana.userId };
+    const insert = async (date: string, from: number, to: number) => (await t.database.db.insertInto('time_entries')
+      .values({ ...stamp, start_time: instantOf(date, from, ZONE), end_time: instantOf(date, to, ZONE) }).returning('id').executeTakeFirstOrThrow()).id;
+    const last = await insert('9999-12-31', 22 * 60, 23 * 60 + 30);
+    const first = await insert('0001-01-01', 9 * 60, 10 * 60);
+
+    const end = await jana.get('/timesheet?week=9999-12-29');
+    expect(end.status).toBe(200);
+    expect(entryIds(end.text)).toContain(last);
+    expect(end.text).toContain('data-total="9999-12-31">01:30<');
+    expect(end.text).toContain('data-total="week">01:30<');
+    // Five days (27 to 31 December), no day of year 10000, no week after it.
+    expect([...end.text.matchAll(/<section class="day/g)]).toHaveLength(5);
+    expect(end.text).not.toMatch(/10000-|\+0?10000/);
+    expect(end.text).not.toContain('rel="next"');
+    expect(end.text).toContain('href="/timesheet?week=9999-12-20" rel="prev"');
+    expect(end.text).toContain('from=9999-12-27&amp;to=9999-12-31&amp;');
+    const lastWeek = await jana.download('/reports/export?from=9999-12-27&to=9999-12-31&format=csv&delimiter=%3B');
+    expect(lastWeek.status).toBe(200);
+    expect(lastWeek.bytes.toString('utf8')).toContain('9999-12-31');
+
+    const start = await jana.get('/timesheet?week=0001-01-07', { 'accept-language': 'en' });
+    expect(start.status).toBe(200);
+    expect(entryIds(start.text)).toContain(first);
+    expect(start.text).toContain('data-total="0001-01-01">01:00<');
+    expect(start.text).not.toContain('rel="prev"');
+    expect(start.text).toContain('href="/timesheet?week=0001-01-08" rel="next"');
+    const firstWeek = await jana.download('/reports/export?from=0001-01-01&to=0001-01-07&format=csv&delimiter=%3B');
+    expect(firstWeek.status).toBe(200);
+    expect(firstWeek.bytes.toString('utf8')).toContain('0001-01-01');
+    // A year below 100 is that year, not 19xx.
+    expect((await jana.get('/timesheet?week=0050-03-01')).text).toContain('id="d-0050-03-01"');
+
+    for (const week of ['10000-01-03', '+010000-01-03', '0000-12-31', '9999-12-32', 'neulich']) {
+      const page = await jana.get(`/timesheet?week=${encodeURIComponent(week)}`);
+      expect(page.status, week).toBe(400);
+      expect(page.text).toContain('Diese Woche gibt es nicht: bitte ein Datum zwischen 0001-01-01 und 9999-12-31 angeben.');
+    }
+    expect((await jana.get('/timesheet?week=10000-01-03', { 'accept-language': 'en' })).text)
+      .toContain('There is no such week: please give a date between 0001-01-01 and 9999-12-31.');
+  });
+
+  it('refuses an entry that would end past the calendar beside its duration, and takes one on its first day', async () => {
+    const form = await jana.get('/timesheet/new?date=9999-12-31');
+    expect(form.text).toContain('value="9999-12-31"');
+    const tooLong = await jana.post('/timesheet/new', { date: '9999-12-31', kind: '1', duration: '999:59', project: '1', comment: 'Jahr 10000' });
+    expect(tooLong.status).toBe(422);
+    expect(tooLong.text).toMatch(/id="duration-error">Der Zeiteintrag kann nicht gespeichert werden: EndTime liegt außerhalb des Kalenders/);
+    expect(tooLong.text).toContain('value="999:59"');
+    expect(await t.database.db.selectFrom('time_entries').select('id').where('comment', '=', 'Jahr 10000').execute()).toEqual([]);
+
+    const early = await jana.post('/timesheet/new', { date: '0001-01-01', kind: '2', start: '08:00', end: '09:00', project: '1', comment: 'Jahr 1' });
+    expect(early.status).toBe(303);
+    expect(early.location).toBe('/timesheet?week=0001-01-01&done=saved');
+    const stored = await t.database.db.selectFrom('time_entries').selectAll().where('comment', '=', 'Jahr 1').executeTakeFirstOrThrow();
+    expect(stored).toMatchObject({ start_time: instantOf('0001-01-01', 8 * 60, ZONE), end_time: instantOf('0001-01-01', 9 * 60, ZONE) });
+    expect(new Date(stored.start_time).toISOString()).toBe('0001-01-01T07:06:32.000Z');
+  });
+
   it('the page\'s stopwatch is the API\'s: started here, current there; halted there, finished here', async () => {
     await jana.get('/stopwatch');
     expect((await jana.post('/stopwatch/start', { project: '1', task: '2', comment: 'Seite', billable: '1' })).status).toBe(303);

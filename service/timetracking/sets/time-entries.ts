@@ -18,6 +18,7 @@
 //   RevenueTotal      RevenuePerHour x hours when Billable, to the cent; else null
 import { sql } from 'kysely';
 import type { EdmRecord, EdmValue } from '../../../odata/edm.js';
+import { isInEdmCalendar } from '../../../odata/datetime.js';
 import { ResourceNotFoundError } from '../../../odata/errors.js';
 import type { UpdateMode } from '../../odata-server/data-source.js';
 import { ForbiddenError, ValidationError } from '../../odata-server/errors.js';
@@ -136,6 +137,8 @@ async function checkEntry(ctx: WriteContext, table: EntityTable, entry: EntrySta
   }
   if (entry.type_id !== 1 && entry.type_id !== 2) throw invalid(entryMessages.unknownTypeId(), 'TypeID');
   if (entry.type_id === 1 && entry.end_time === null) throw invalid(entryMessages.durationNeedsEnd(), 'EndTime');
+  checkCalendar(caller, 'StartTime', entry.start_time);
+  if (entry.end_time !== null) checkCalendar(caller, 'EndTime', entry.end_time);
   if (entry.end_time !== null && entry.end_time < entry.start_time) throw invalid(entryMessages.endBeforeStart(), 'EndTime');
   // DurationSeconds is an Edm.Int32: a longer entry would break every typed client reading it.
   if ((entry.end_time ?? ctx.now) - entry.start_time > MAX_DURATION_MS) throw invalid(entryMessages.durationTooLong(), 'EndTime');
@@ -159,6 +162,15 @@ async function checkEntry(ctx: WriteContext, table: EntityTable, entry: EntrySta
   const allowed = project.assigned_tasks === null || project.assigned_tasks.split(',').includes(String(entry.task_id));
   if (task.active !== 1 || !allowed) throw invalid(entryMessages.taskNotAllowed(entry.task_id, entry.project_id), 'TaskID');
   return { taskBillable: task.billable, projectRate };
+}
+
+/**
+ * Refuses a start or end the account's clock shows outside Edm.DateTime's calendar: no reader
+ * could be given it (Atom would write `10000-01-01T...`, a timesheet week would run past it).
+ */
+export function checkCalendar(caller: Caller, property: 'StartTime' | 'EndTime', instant: number): void {
+  const wallClock = wallClockOf(caller)?.toWallClock(instant) ?? instant;
+  if (!isInEdmCalendar(wallClock)) throw invalid(entryMessages.outOfCalendar(property), property);
 }
 
 function invalid(message: Texts, property: string): ValidationError {

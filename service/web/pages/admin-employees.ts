@@ -19,6 +19,7 @@ import { flag, html } from '../html.js';
 import type { Html } from '../html.js';
 import { fill } from '../i18n.js';
 import { csrfField, described, field } from '../layout.js';
+import type { PageContext } from '../layout.js';
 import type { WebDependencies } from '../plugin.js';
 import { sendPage } from '../plugin.js';
 import { internalVersionField, isStale, postedInternalVersion, versionOf } from '../row-versions.js';
@@ -30,6 +31,12 @@ const INVITE_FIELDS = ['FirstName', 'LastName', 'Email'] as const;
 
 function fullName(user: EdmRecord): string {
   return `${user.FirstName as string} ${user.LastName as string}`;
+}
+
+/** The language of an invitation: the one chosen, else the page's own (an English page invites in English). */
+function invitationLanguage(ctx: PageContext, chosen: string | undefined): 'DE' | 'EN' {
+  if (chosen === 'DE' || chosen === 'EN') return chosen;
+  return ctx.lang === 'en' ? 'EN' : 'DE';
 }
 
 export function registerEmployeePages(admin: FastifyInstance, deps: WebDependencies): void {
@@ -52,6 +59,7 @@ export function registerEmployeePages(admin: FastifyInstance, deps: WebDependenc
     const caller = administrator(request).caller;
     const [users, pending] = await Promise.all([administration.list(caller, 'Users'), administration.pendingUsers(caller)]);
     const e = (name: string) => errors[name];
+    const language = invitationLanguage(ctx, form.language);
     const input = (name: string, label: string, type = 'text') =>
       field(`f-${name}`, label, html`<input id="f-${name}" name="${name}" type="${type}" required value="${form[name] ?? ''}"${described(`f-${name}`, e(name))}>`, e(name));
     return adminPage(ctx, t.employees, html`
@@ -73,7 +81,7 @@ export function registerEmployeePages(admin: FastifyInstance, deps: WebDependenc
           ${input('LastName', t.lastName)}
           ${input('Email', t.email, 'email')}
           ${field('f-role', t.role, html`<select id="f-role" name="role"><option value="user"${flag('selected', form.role !== 'admin')}>${t.roleUser}</option><option value="admin"${flag('selected', form.role === 'admin')}>${t.roleAdmin}</option></select>`, undefined)}
-          ${field('f-language', t.language, html`<select id="f-language" name="language"><option value="DE"${flag('selected', form.language !== 'EN')}>Deutsch</option><option value="EN"${flag('selected', form.language === 'EN')}>English</option></select>`, undefined)}
+          ${field('f-language', t.language, html`<select id="f-language" name="language"><option value="DE"${flag('selected', language === 'DE')}>Deutsch</option><option value="EN"${flag('selected', language === 'EN')}>English</option></select>`, undefined)}
           <button type="submit" class="primary">${t.invite}</button>
         </form>
       </section>`, { scripts: ['/assets/copy.js'] });
@@ -94,7 +102,7 @@ export function registerEmployeePages(admin: FastifyInstance, deps: WebDependenc
         administration.checkUser(values);
         const { userId } = await inviteUser(db, {
           accountId: caller.accountId, firstName: values.FirstName as string, lastName: values.LastName as string, email: values.Email as string,
-          role: form.role as 'user' | 'admin', language: form.language === 'EN' ? 'EN' : 'DE', authorUserId: caller.userId,
+          role: form.role as 'user' | 'admin', language: invitationLanguage(request.page, form.language), authorUserId: caller.userId,
         });
         return sendPage(reply, 201, await listPage(request, {}, {}, await invitationNotice(request, userId, `${values.FirstName as string} ${values.LastName as string}`)));
       } catch (error) {

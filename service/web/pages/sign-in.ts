@@ -14,14 +14,15 @@ import { SESSION_COOKIE, cookieOptions, safeLocalPath, sendPage } from '../plugi
 import { SESSION_TTL_MS, endSession, startSession } from '../sessions.js';
 
 
-function signInPage(ctx: PageContext, email: string, next: string, options: { error?: string; notice?: string }): string {
+/** The sign-in form; after a refused password (`passwordRefused`) that field is marked and focused, as the layout does for any field at fault. */
+function signInPage(ctx: PageContext, email: string, next: string, options: { error?: string; notice?: string }, passwordRefused = false): string {
   const { t } = ctx;
   return layout(ctx, t.signIn, html`
     <form method="post" action="/sign-in" class="card narrow">
       ${csrfField(ctx)}
       <input type="hidden" name="next" value="${next}">
       ${field('email', t.email, html`<input id="email" name="email" type="email" autocomplete="username" required value="${email}">`, undefined)}
-      ${field('password', t.password, html`<input id="password" name="password" type="password" autocomplete="current-password" required>`, undefined)}
+      ${field('password', t.password, html`<input id="password" name="password" type="password" autocomplete="current-password" required${passwordRefused ? html` aria-invalid="true"` : ''}>`, undefined)}
       <button type="submit" class="primary">${t.signIn}</button>
     </form>`, options);
 }
@@ -60,7 +61,7 @@ export function registerSignInPages(web: FastifyInstance, deps: WebDependencies)
     const principal = await checkPassword(deps.db, email, password);
     if (principal === undefined) {
       deps.throttle.recordFailure(email, address);
-      return sendPage(reply, 401, signInPage(ctx, email, next, { error: ctx.t.signInFailed }));
+      return sendPage(reply, 401, signInPage(ctx, email, next, { error: ctx.t.signInFailed }, true));
     }
     deps.throttle.recordSuccess(email);
     const token = await startSession(deps.db, principal.accountId, principal.userId);

@@ -46,6 +46,9 @@ const FIELD_OF: Readonly<Record<string, string>> = {
   ...Object.fromEntries(CUSTOM.map((name) => [name, name])),
 };
 
+/** ... in a duration entry, whose times the form makes from the date and the duration. */
+const DURATION_FIELD_OF: Readonly<Record<string, string>> = { ...FIELD_OF, StartTime: 'date', EndTime: 'duration' };
+
 function formOf(entry: EdmRecord, timeZone: string): EntryForm {
   const start = wallClock(startOf(entry), timeZone);
   const end = entry.EndTime instanceof Date ? wallClock(entry.EndTime.getTime(), timeZone).time : '';
@@ -163,9 +166,9 @@ export function registerTimesheetPages(web: FastifyInstance, deps: WebDependenci
   }
 
   /** A write's refusal by the rules as the form's errors; anything else is thrown on. */
-  function refusal(error: unknown, language: Lang): Errors {
+  function refusal(error: unknown, language: Lang, form?: EntryForm): Errors {
     if (!(error instanceof ODataError) || error.status >= 500 || error.status === 401) throw error;
-    const fieldName = FIELD_OF[error.target ?? ''];
+    const fieldName = (form?.kind === '1' ? DURATION_FIELD_OF : FIELD_OF)[error.target ?? ''];
     const message = refusalText(error, language);
     return fieldName === undefined ? { form: message } : { [fieldName]: message };
   }
@@ -176,12 +179,18 @@ export function registerTimesheetPages(web: FastifyInstance, deps: WebDependenci
     const ctx = request.page;
     const { t } = ctx;
     const { timeZone, caller } = session;
-    const query = request.query as { week?: string; done?: string };
+    const query = request.query as { week?: unknown; done?: string };
     const today = wallClock(Date.now(), timeZone).date;
-    const monday = mondayOf(typeof query.week === 'string' && isDate(query.week) ? query.week : today);
-    const days = Array.from({ length: 7 }, (_, i) => addDays(monday, i));
+    if (query.week !== undefined && !(typeof query.week === 'string' && isDate(query.week))) {
+      return sendPage(reply, 400, layout(ctx, t.timesheet, html`<p><a href="/timesheet?week=${today}">${t.today}</a></p>`, { error: t.noSuchWeek }));
+    }
+    const monday = mondayOf(typeof query.week === 'string' ? query.week : today);
+    // The calendar's last week (of 9999-12-27) ends on Friday, 31 December; its first begins on Monday, 1 January 1.
+    const days = Array.from({ length: 7 }, (_, i) => addDays(monday, i)).filter(isDate);
+    const lastDay = days[days.length - 1] as string;
+    const [previous, next] = [addDays(monday, -7), addDays(monday, 7)];
     const [entries, names] = await Promise.all([
-      bookings.ownEntries(caller, new Date(instantOf(monday, 0, timeZone)), new Date(instantOf(addDays(monday, 7), 0, timeZone))),
+      bookings.ownEntries(caller, new Date(instantOf(monday, 0, timeZone)), new Date(instantOf(next, 0, timeZone))),
       bookings.names(caller),
     ]);
     const byDay = new Map<string, EdmRecord[]>(days.map((day) => [day, []]));
@@ -190,18 +199,18 @@ export function registerTimesheetPages(web: FastifyInstance, deps: WebDependenci
     const dayName = new Intl.DateTimeFormat(ctx.lang === 'de' ? 'de-DE' : 'en-GB', { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' });
     const label = (day: string) => dayName.format(new Date(`${day}T12:00:00Z`));
     const short = new Intl.DateTimeFormat(ctx.lang === 'de' ? 'de-DE' : 'en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
-    const title = fill(t.week, { from: short.format(new Date(`${monday}T12:00:00Z`)), to: short.format(new Date(`${addDays(monday, 6)}T12:00:00Z`)) });
+    const title = fill(t.week, { from: short.format(new Date(`${monday}T12:00:00Z`)), to: short.format(new Date(`${lastDay}T12:00:00Z`)) });
     const notice = query.done === 'saved' ? t.saved : query.done === 'deleted' ? t.deleted : undefined;
     const newDate = days.includes(today) ? today : monday;
     const body = html`
       <nav class="week-nav" aria-label="${t.timesheet}">
-        <a href="/timesheet?week=${addDays(monday, -7)}" rel="prev">← ${t.previousWeek}</a>
+        ${isDate(previous) ? html`<a href="/timesheet?week=${previous}" rel="prev">← ${t.previousWeek}</a>` : ''}
         <a href="/timesheet?week=${today}">${t.today}</a>
-        <a href="/timesheet?week=${addDays(monday, 7)}" rel="next">${t.nextWeek} →</a>
+        ${isDate(next) ? html`<a href="/timesheet?week=${next}" rel="next">${t.nextWeek} →</a>` : ''}
       </nav>
       <p class="week-total">${t.weekTotal}: <strong data-total="week">${durationString(seconds(entries))}</strong></p>
       <a class="button" href="/timesheet/new?date=${newDate}">${t.addEntry}</a>
-      ${downloadLinks(ctx, '/reports/export', `from=${monday}&to=${addDays(monday, 6)}`)}
+      ${downloadLinks(ctx, '/reports/export', `from=${monday}&to=${lastDay}`)}
       ${days.map((day) => {
         const list = byDay.get(day) ?? [];
         return html`<section class="day${day === today ? ' today' : ''}" aria-labelledby="d-${day}">
@@ -248,7 +257,7 @@ export function registerTimesheetPages(web: FastifyInstance, deps: WebDependenci
         await bookings.create(session.caller, parsed.values);
         return reply.redirect(`/timesheet?week=${form.date}&done=saved`, 303);
       } catch (error) {
-        errors = refusal(error, request.page.lang);
+        errors = refusal(error, request.page.lang, form);
       }
     } else {
       errors = parsed.errors;
@@ -324,7 +333,7 @@ export function registerTimesheetPages(web: FastifyInstance, deps: WebDependenci
         return reply.redirect(`/timesheet?week=${form.date}&done=saved`, 303);
       } catch (error) {
         if (isStale(error)) return staleForm(request, reply, session, entry.ID as number, request.page.t.changedMeanwhile);
-        errors = refusal(error, request.page.lang);
+        errors = refusal(error, request.page.lang, form);
       }
     } else {
       errors = parsed.errors;
