@@ -32,12 +32,29 @@ export function mainRedis(app: FastifyInstance, url: string, commandTimeoutMs: n
   let open = byUrl.get(url);
   if (open === undefined) {
     let opening: Promise<Redis> | undefined;
-    open = () => (opening ??= openRedis(url, commandTimeoutMs));
+    open = () => (opening ??= openRedis(url, commandTimeoutMs).then((redis) => logEpisodes(app, redis)));
     // Not opened, or it failed (then nothing is open): nothing to close.
     app.addHook('onClose', () => opening?.then(closeRedis, () => {}));
     byUrl.set(url, open);
   }
   return open;
+}
+
+/**
+ * Says once when the main connection is lost or stalls, and once when a new one answers: the
+ * requests in between log their own fallbacks, this is the line an operator looks for.
+ */
+function logEpisodes(app: FastifyInstance, redis: Redis): Redis {
+  let isLost = false;
+  redis.on('error', (error: Error) => {
+    if (!isLost) app.log.warn({ err: error }, 'Redis connection lost or stalled: the cache and the rate limits go without Redis until a new connection answers');
+    isLost = true;
+  });
+  redis.on('ready', () => {
+    if (isLost) app.log.info('Redis connection back: the cache and the rate limits use Redis again');
+    isLost = false;
+  });
+  return redis;
 }
 
 /** `overrides`: what one connection needs beyond these (the cache's subscriber). */

@@ -6,6 +6,7 @@
 // answers the cache hits and the shared limits count again. A write through it during the stall
 // is never answered with the old copy there, and its invalidation reaches the other instance
 // once its connection is back (gateway/cache/redis-connection.ts, redis-store.ts invalidate).
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunningGateway } from '../../gateway/start.js';
 import { testDatabases } from '../helpers/databases.js';
@@ -34,6 +35,14 @@ describe('two gateway instances on one Redis, the main connections of one of the
   let stalled: RunningGateway;
   let other: RunningGateway;
   let admin: Record<string, string>;
+  /** The `msg` of every line the stalled instance logged. */
+  const logged: string[] = [];
+  const logs = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n')) if (line !== '') logged.push((JSON.parse(line) as { msg: string }).msg);
+      done();
+    },
+  });
 
   beforeAll(async () => {
     service = await startTestService(sqlite);
@@ -44,12 +53,13 @@ describe('two gateway instances on one Redis, the main connections of one of the
     linked.host = link.host;
     const keyPrefix = uniqueKeyPrefix();
     const config = (url: string) => ({
+      logLevel: 'info',
       redis: { url, keyPrefix },
       cache: { defaultTtlSeconds: 60 },
       // Every request is counted on Redis; the stopwatch's small budget shows when it runs out.
       rateLimit: { default: { limit: 100_000, windowSeconds: 60 }, byClass: { stopwatch: { limit: STOPWATCH_BUDGET, windowSeconds: 60 } } },
     });
-    [stalled, other] = await Promise.all([startGatewayInFront(service.root, { config: config(linked.href) }), startGatewayInFront(service.root, { config: config(REDIS_URL) })]);
+    [stalled, other] = await Promise.all([startGatewayInFront(service.root, { config: config(linked.href), logs }), startGatewayInFront(service.root, { config: config(REDIS_URL) })]);
   });
   afterAll(async () => {
     link?.resume();
@@ -120,6 +130,9 @@ describe('two gateway instances on one Redis, the main connections of one of the
     expect(p95, `p95 of ${after.length} requests`).toBeLessThan(100);
 
     expect(await recovery(), 'ms from the end of the stall until Redis is used again').toBeLessThan(5_000);
+    // One line each for the operator, however many connections failed in between.
+    expect(logged.filter((msg) => msg.startsWith('Redis connection lost or stalled'))).toHaveLength(1);
+    expect(logged.filter((msg) => msg.startsWith('Redis connection back'))).toHaveLength(1);
   }, 30_000);
 
   test('a write through it during the stall is read back there at once, and outdates the other instance once it is back', async () => {
