@@ -49,6 +49,8 @@ Options:
                           the upstream writes the gateway's root into its answers itself (it believes
                           X-Forwarded-Host/-Proto, at the root path /V1/Api.svc): relay bodies untouched
   --body-limit <bytes>    largest request body (default ${DEFAULT_GATEWAY_CONFIG.bodyLimitBytes}); larger ones get 413
+  --request-timeout <ms>  deadline of a whole request, body included (default ${DEFAULT_GATEWAY_CONFIG.requestTimeoutMs}); a
+                          client still sending then gets 408 and loses the connection
   --cursor-secret <text>  signs list cursors; give replicas the same one (default: $TIMEGATE_CURSOR_SECRET,
                           else a random one per process)
   --no-docs               do not serve the /docs page (/openapi.json is always served)
@@ -110,6 +112,7 @@ export function gatewayCommandLine(args: readonly string[], env: NodeJS.ProcessE
       'upstream-timeout': { type: 'string' },
       'upstream-writes-gateway-root': { type: 'boolean', default: false },
       'body-limit': { type: 'string' },
+      'request-timeout': { type: 'string' },
       'cursor-secret': { type: 'string' },
       'no-docs': { type: 'boolean', default: false },
       'trust-proxy': { type: 'boolean', default: false },
@@ -145,6 +148,7 @@ export function gatewayCommandLine(args: readonly string[], env: NodeJS.ProcessE
     port: integerOption('port', values.port, DEFAULT_GATEWAY_CONFIG.port, 0, 65535),
     host: values.host ?? DEFAULT_GATEWAY_CONFIG.host,
     bodyLimitBytes: integerOption('body-limit', values['body-limit'], DEFAULT_GATEWAY_CONFIG.bodyLimitBytes, 1, 1024 * 1024 * 1024),
+    requestTimeoutMs: integerOption('request-timeout', values['request-timeout'], DEFAULT_GATEWAY_CONFIG.requestTimeoutMs, 1_000, 3_600_000),
     cursorSecret: values['cursor-secret'] ?? (env.TIMEGATE_CURSOR_SECRET || undefined),
     docs: !values['no-docs'],
     trustProxy: values['trust-proxy'],

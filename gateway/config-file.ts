@@ -34,6 +34,7 @@ export const CONFIG_SCHEMA = section({
   host: text,
   port: { type: 'integer', minimum: 0, maximum: 65535 },
   bodyLimitBytes: integer(1),
+  requestTimeoutMs: integer(1_000),
   cursorSecret: text,
   etagProperty: text,
   shutdownGraceMs: integer(),

@@ -125,6 +125,11 @@ export interface GatewayConfig {
   /** Request bodies above this are refused with 413. */
   readonly bodyLimitBytes: number;
   /**
+   * A request (headers and body) must have arrived whole within this many ms; a client still
+   * sending then gets 408 and loses the connection (slowloris). Answers are not limited.
+   */
+  readonly requestTimeoutMs: number;
+  /**
    * Key that signs list cursors. Replicas behind one load balancer need the same secret; when
    * absent, each process makes its own (cursors then only work on the process that wrote them).
    */
@@ -172,6 +177,8 @@ export const DEFAULT_GATEWAY_CONFIG: Omit<GatewayConfig, 'upstream'> = {
   host: '127.0.0.1',
   port: 8080,
   bodyLimitBytes: 1024 * 1024,
+  // nginx's client_header_timeout and client_body_timeout are 60 s each.
+  requestTimeoutMs: 60_000,
   cursorSecret: undefined,
   etagProperty: 'LastChangeTime',
   shutdownGraceMs: 10_000,

@@ -85,6 +85,11 @@ export function buildGateway(config: GatewayConfig, artefacts: GatewayArtefacts,
   const app = Fastify({
     logger: logger === false ? false : { ...loggerOptions(config), ...(typeof logger === 'object' ? { stream: logger.stream } : {}) },
     bodyLimit: config.bodyLimitBytes,
+    // Fastify sets no deadline of its own: a body trickling in a byte at a time held its
+    // connection for good. Node enforces the deadline when it checks its open connections (every
+    // 30 s by default), so they are checked more often; the headers' own deadline is within it.
+    requestTimeout: config.requestTimeoutMs,
+    http: { headersTimeout: Math.min(60_000, config.requestTimeoutMs), connectionsCheckingInterval: Math.min(5_000, Math.ceil(config.requestTimeoutMs / 2)) },
     trustProxy: config.trustProxy ? trustsOneProxy : false,
     genReqId: requestId,
     requestIdHeader: false,

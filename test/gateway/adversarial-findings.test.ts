@@ -13,6 +13,7 @@
 //   7. per-credential answers said nothing to shared caches (no `private`, no `Vary`);
 //   8. no CORS.
 import { Writable } from 'node:stream';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemoAccount } from '../../service/accounts/demo-seed.js';
 import { revokeKeys } from '../../service/accounts/account-admin.js';
@@ -114,6 +115,38 @@ describe('2. Expect: 100-continue and large bodies', () => {
     // took the answer with it.
     expect(answers).toEqual(Array(4).fill('HTTP/1.1 413 Payload Too Large'));
   });
+});
+
+describe('2b. a request that never finishes arriving', () => {
+  it('is cut off with 408 at the request deadline on both faces, whether its headers or its body trickle in', async () => {
+    const t = await startTestGateway(sqlite, { config: { cache: { enabled: false }, requestTimeoutMs: 1_500 } });
+    try {
+      const trickle = (head: string) => new Promise<{ answer: string; ms: number }>((resolve) => {
+        const started = performance.now();
+        let answer = '';
+        const socket = connect(Number(new URL(t.origin).port), '127.0.0.1', () => socket.write(head));
+        const drip = setInterval(() => socket.writable && socket.write('a'), 200);
+        socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+        socket.on('error', () => undefined);
+        socket.on('close', () => {
+          clearInterval(drip);
+          resolve({ answer, ms: performance.now() - started });
+        });
+        // Before, nothing ever closed it (Fastify sets no deadline): this ends the test instead.
+        setTimeout(() => socket.destroy(), 20_000).unref();
+      });
+      const body = (path: string) => `POST ${path} HTTP/1.1\r\nHost: x\r\nX-ServiceApiKey: k\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n`;
+      const answers = await Promise.all([trickle(body('/V1/Api.svc/Clients')), trickle(body('/api/v1/clients')), trickle('GET /api/v1/clients HTTP/1.1\r\nX-Slow: ')]);
+      for (const { answer, ms } of answers) {
+        expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+        // The deadline, plus Node's check of open connections (at most a second apart here).
+        expect(ms).toBeLessThan(6_000);
+      }
+      expect(t.service.requestCount()).toBe(0);
+    } finally {
+      await t.close();
+    }
+  }, 30_000);
 });
 
 describe('3. one deadline for the whole upstream call', () => {
