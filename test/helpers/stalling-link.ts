@@ -2,8 +2,8 @@
 // except while stalled, for one kind of connection: those that have sent SUBSCRIBE (a gateway's
 // subscriber; Redis paused for that client: what Redis sends back is held), or the others (a
 // gateway's main connections, those opened during the stall too; a half-open link: what they
-// send is held as well). The other kind goes on as usual. The relay counts the commands it passes on, so a test can tell
-// a hit answered from an instance's copies (no MGET) from one read on Redis.
+// send is held as well). The other kind goes on as usual. The relay counts the commands it passes
+// on, so a test can tell a hit answered from an instance's copies (no MGET) from one read on Redis.
 import { connect, createServer } from 'node:net';
 import type { Socket } from 'node:net';
 
