@@ -11,7 +11,7 @@ import type { CacheStore } from './cache-store.js';
 import { MemoryCacheStore } from './memory-store.js';
 import { registerReadCache } from './read-cache.js';
 import { LocalCopies } from './local-copies.js';
-import { closeRedis, openRedis } from './redis-connection.js';
+import { closeRedis, mainRedis, openRedis } from './redis-connection.js';
 import { followGenerations, RedisCacheStore } from './redis-store.js';
 import type { ResourceClassifier } from './request-resources.js';
 import { DEFAULT_FACE_PATHS, createResourceClassifier, resourceOf } from './request-resources.js';
@@ -44,11 +44,11 @@ export function classifierOf(parts: GatewayParts, odataBasePath = DEFAULT_FACE_P
  * lookups fail, which the cache treats as "no cache" (never as a failed request).
  */
 export function storeOnRedis(app: FastifyInstance, url: string, keyPrefix: string, commandTimeoutMs: number, copiesMaxBytes: number): CacheStore {
-  let redis: Redis | undefined;
+  const main = mainRedis(app, url, commandTimeoutMs);
   let subscriber: Redis | undefined;
   const pending: { store?: CacheStore } = {};
   app.addHook('onReady', async () => {
-    redis = await openRedis(url, commandTimeoutMs);
+    const redis = await main();
     // Hits answered from this instance's copies while it follows the bumped counters.
     const copies = new LocalCopies(copiesMaxBytes);
     try {
@@ -57,11 +57,10 @@ export function storeOnRedis(app: FastifyInstance, url: string, keyPrefix: strin
       subscriber = await openRedis(url, commandTimeoutMs, { autoResubscribe: false });
       await followGenerations(subscriber, keyPrefix, copies);
     } catch (error) {
-      await closeRedis(redis);
       if (subscriber !== undefined) await closeRedis(subscriber);
       throw error;
     }
-    pending.store = new RedisCacheStore(redis, keyPrefix, true, copies);
+    pending.store = new RedisCacheStore(redis, keyPrefix, copies);
   });
   app.addHook('onClose', async () => {
     await pending.store?.close();

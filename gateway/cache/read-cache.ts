@@ -385,7 +385,7 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
     try {
       await store.invalidate(sets);
     } catch (error) {
-      request.log.error({ err: error, sets }, 'cache invalidation failed');
+      request.log.error({ err: error, sets }, 'cache invalidation failed; sent again once Redis answers (other instances see the write only then)');
     }
   };
 

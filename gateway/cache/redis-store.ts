@@ -10,11 +10,18 @@
 // before (catchUp: one PING on the subscribed connection, waited for within a short budget); a
 // write bumps its counters and publishes the new values in one script, and every instance
 // follows that channel (followGenerations).
+//
+// A write's bump that fails (Redis away, the connection stalled and being replaced) is owed: the
+// writer still gets its answer (the write is done upstream; read-cache.ts logs the failure), and
+// until the bump has been sent again this instance answers nothing from its copies and reads the
+// store only after sending it (lookup), so its own callers never get what was before their write.
+// It is sent again as soon as a new connection is ready, or with the next lookup, whichever comes
+// first; the other instances see the write only then (or when their entries expire). An owed bump
+// is lost only with the process.
 import type { Redis } from 'ioredis';
 import type { Verdict } from '../auth/credential-freshness.js';
 import type { CacheLookup, CacheStore, StoredResponse } from './cache-store.js';
 import type { LocalCopies } from './local-copies.js';
-import { closeRedis } from './redis-connection.js';
 
 type StoredHead = Omit<StoredResponse, 'body'>;
 
@@ -129,20 +136,32 @@ export function decodeEntry(bytes: Buffer): StoredResponse | undefined {
 export class RedisCacheStore implements CacheStore {
   readonly #redis: Redis;
   readonly #prefix: string;
-  readonly #ownsConnection: boolean;
   readonly #copies: LocalCopies | undefined;
   readonly #channel: string;
+  /**
+   * The sets whose bump failed, each with the number of the failure that left it owed: a bump
+   * sent before that failure does not pay it.
+   */
+  readonly #owed = new Map<string, number>();
+  #failures = 0;
+  /** The bump of owed sets in flight, which lookups wait for rather than send their own. */
+  #paying: Promise<void> | undefined;
 
   /** `copies`: this instance's copies, kept current by followGenerations() on another connection. */
-  constructor(redis: Redis, keyPrefix: string, ownsConnection: boolean, copies?: LocalCopies) {
+  constructor(redis: Redis, keyPrefix: string, copies?: LocalCopies) {
     this.#redis = redis;
     this.#prefix = `${keyPrefix}cache:`;
-    this.#ownsConnection = ownsConnection;
     this.#copies = copies;
     this.#channel = generationChannel(keyPrefix);
+    redis.on('ready', () => {
+      // Failing again: still owed, and the next lookup tries.
+      if (this.#owed.size > 0) this.#payOwed().catch(() => {});
+    });
   }
 
   async lookup(key: string, sets: readonly string[], partition: string): Promise<CacheLookup> {
+    // A failure throws: the request is answered without the cache.
+    while (this.#owed.size > 0) await this.#payOwed();
     const token = this.#copies?.token();
     const values = await this.#redis.mgetBuffer(this.#prefix + 'e:' + key, this.#verdictKey(partition), ...sets.map((set) => this.#generationKey(set)));
     const [entryBytes, verdictBytes, ...counters] = values;
@@ -157,6 +176,8 @@ export class RedisCacheStore implements CacheStore {
   }
 
   peek(key: string, sets: readonly string[], partition: string): CacheLookup | undefined {
+    // The copies do not know of a write whose bump is owed.
+    if (this.#owed.size > 0) return undefined;
     return this.#copies?.peek(key, sets, partition);
   }
 
@@ -175,8 +196,32 @@ export class RedisCacheStore implements CacheStore {
 
   async invalidate(sets: readonly string[]): Promise<void> {
     if (sets.length === 0) return;
-    const values = (await this.#redis.eval(INVALIDATE_SCRIPT, sets.length, ...sets.map((set) => this.#generationKey(set)), this.#channel, ...sets)) as number[];
+    // What is owed goes along: one bump more of a set outdates entries that were current, no more.
+    await this.#bump([...new Set([...sets, ...this.#owed.keys()])]);
+  }
+
+  /** Bumps `sets`; those it fails for are owed until a later bump of them succeeds. */
+  async #bump(sets: readonly string[]): Promise<void> {
+    const marks = sets.map((set) => this.#owed.get(set));
+    let values: number[];
+    try {
+      values = (await this.#redis.eval(INVALIDATE_SCRIPT, sets.length, ...sets.map((set) => this.#generationKey(set)), this.#channel, ...sets)) as number[];
+    } catch (error) {
+      const failure = ++this.#failures;
+      for (const set of sets) this.#owed.set(set, failure);
+      throw error;
+    }
+    sets.forEach((set, i) => {
+      if (this.#owed.get(set) === marks[i]) this.#owed.delete(set);
+    });
     this.#copies?.learnBumped(sets, values.map(Number));
+  }
+
+  #payOwed(): Promise<void> {
+    this.#paying ??= this.#bump([...this.#owed.keys()]).finally(() => {
+      this.#paying = undefined;
+    });
+    return this.#paying;
   }
 
   async claimFill(key: string, ms: number): Promise<boolean> {
@@ -188,9 +233,10 @@ export class RedisCacheStore implements CacheStore {
     await this.#redis.del(this.#prefix + 'f:' + key);
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.#copies?.clear();
-    if (this.#ownsConnection) await closeRedis(this.#redis);
+    // The connection belongs to whoever opened it (redis-connection.ts mainRedis).
+    return Promise.resolve();
   }
 
   #verdictKey(partition: string): string {

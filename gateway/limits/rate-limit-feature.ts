@@ -1,8 +1,7 @@
 // Rate limits and the concurrency cap as an edge feature of the gateway (features.ts): counters
 // in Redis when a URL is given (exact across instances), else in memory.
-import type { Redis } from 'ioredis';
 import { classifierOf } from '../cache/cache-feature.js';
-import { closeRedis, openRedis } from '../cache/redis-connection.js';
+import { mainRedis } from '../cache/redis-connection.js';
 import type { GatewayFeature } from '../features.js';
 import type { RateLimitMetrics } from '../ops/metrics.js';
 import type { CounterStore } from './counter-store.js';
@@ -22,15 +21,10 @@ export function rateLimitFeature(options: RateLimitFeatureOptions = {}): Gateway
       const { rateLimit, redis } = parts.config;
       let counters: CounterStore = new MemoryCounterStore();
       if (redis.url !== undefined) {
-        const url = redis.url;
-        let client: Redis | undefined;
+        const main = mainRedis(app, redis.url, redis.commandTimeoutMs);
         const shared: { store?: CounterStore } = {};
         app.addHook('onReady', async () => {
-          client = await openRedis(url, redis.commandTimeoutMs);
-          shared.store = new RedisCounterStore(client, redis.keyPrefix);
-        });
-        app.addHook('onClose', async () => {
-          if (client !== undefined) await closeRedis(client);
+          shared.store = new RedisCounterStore(await main(), redis.keyPrefix);
         });
         counters = {
           hit: (key, windowMs) => {
