@@ -103,7 +103,7 @@ describe('two gateway instances on one Redis, the main connections of one of the
     throw new Error('the stalled instance did not use Redis again within 10 s of the stall ending');
   }
 
-  test('after the first command times out, requests skip Redis at once: p95 under 100 ms over a 2 s stall; then the cache is shared again', async () => {
+  test('after the first command times out, requests skip Redis at once: p95 under half the command timeout over a 2 s stall; then the cache is shared again', async () => {
     await read(stalled, '/projects/1');
     expect((await read(stalled, '/projects/1')).cache).toBe('HIT');
 
@@ -127,7 +127,9 @@ describe('two gateway instances on one Redis, the main connections of one of the
     times.sort((x, y) => x - y);
     expect(times.length, `requests after the first timed-out command: ${times.map(Math.round).join(', ')}`).toBeGreaterThanOrEqual(25);
     const p95 = times[Math.ceil(times.length * 0.95) - 1] as number;
-    expect(p95, `p95 of ${times.length} requests`).toBeLessThan(100);
+    // Tens of ms on a quiet machine; the bound separates skipping Redis from waiting 1 s for it on
+    // a CI machine under load too (the subscription's twin reached 310 ms there).
+    expect(p95, `p95 of ${times.length} requests`).toBeLessThan(500);
 
     expect(await recovery(), 'ms from the end of the stall until Redis is used again').toBeLessThan(5_000);
     // One line each for the operator, however many connections failed in between.
