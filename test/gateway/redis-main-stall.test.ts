@@ -7,7 +7,7 @@
 // is never answered with the old copy there, and its invalidation reaches the other instance
 // once its connection is back (gateway/cache/redis-connection.ts, redis-store.ts invalidate).
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import type { RunningGateway } from '../../gateway/start.js';
 import { testDatabases } from '../helpers/databases.js';
 import { startGatewayInFront } from '../helpers/gateway.js';
@@ -103,6 +103,12 @@ describe('two gateway instances on one Redis, the main connections of one of the
     throw new Error('the stalled instance did not use Redis again within 10 s of the stall ending');
   }
 
+  // Each test starts from a healthy link, whatever the one before left behind.
+  beforeEach(async () => {
+    link.resume();
+    await recovery();
+  });
+
   test('after the first command times out, requests skip Redis at once: p95 under half the command timeout over a 2 s stall; then the cache is shared again', async () => {
     await read(stalled, '/projects/1');
     expect((await read(stalled, '/projects/1')).cache).toBe('HIT');
@@ -125,7 +131,9 @@ describe('two gateway instances on one Redis, the main connections of one of the
       link.resume();
     }
     times.sort((x, y) => x - y);
-    expect(times.length, `requests after the first timed-out command: ${times.map(Math.round).join(', ')}`).toBeGreaterThanOrEqual(25);
+    // Before, each waited for the command timeout: 2 or 3 in 2 s. CI's busiest run, where this
+    // process shares its loop with the service and the other instance, managed 17.
+    expect(times.length, `requests after the first timed-out command: ${times.map(Math.round).join(', ')}`).toBeGreaterThanOrEqual(10);
     const p95 = times[Math.ceil(times.length * 0.95) - 1] as number;
     // Tens of ms on a quiet machine; the bound separates skipping Redis from waiting 1 s for it on
     // a CI machine under load too (the subscription's twin reached 310 ms there).
