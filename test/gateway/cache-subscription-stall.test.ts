@@ -5,56 +5,27 @@
 // once the stall ends, its hits are answered from its copies again (no MGET on Redis).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunningGateway } from '../../gateway/start.js';
-import { testDatabases } from '../helpers/databases.js';
-import { startGatewayInFront } from '../helpers/gateway.js';
-import type { TestService } from '../helpers/service.js';
-import { startTestService } from '../helpers/service.js';
 import type { StallingLink } from '../helpers/stalling-link.js';
-import { startStallingLink } from '../helpers/stalling-link.js';
-import { REDIS_URL, uniqueKeyPrefix } from './cache-fixture.js';
+import type { Answer, StalledPair } from './stalled-redis-pair.js';
+import { patchComment as patchThrough, readThrough, startStalledPair } from './stalled-redis-pair.js';
 
-const sqlite = testDatabases[0] as (typeof testDatabases)[number];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('two gateway instances on one Redis, the subscription of one of them stalled', () => {
-  let service: TestService;
+  let pair: StalledPair;
   let link: StallingLink;
   let stalled: RunningGateway;
   let writer: RunningGateway;
-  let admin: Record<string, string>;
 
   beforeAll(async () => {
-    service = await startTestService(sqlite);
-    admin = { 'X-ServiceApiKey': service.admin.apiKey };
-    const redis = new URL(REDIS_URL);
-    link = await startStallingLink({ host: redis.hostname, port: Number(redis.port || 6379) });
-    const linked = new URL(REDIS_URL);
-    linked.host = link.host;
-    const keyPrefix = uniqueKeyPrefix();
-    const config = (url: string) => ({ redis: { url, keyPrefix }, cache: { defaultTtlSeconds: 60 } });
-    [stalled, writer] = await Promise.all([startGatewayInFront(service.root, { config: config(linked.href) }), startGatewayInFront(service.root, { config: config(REDIS_URL) })]);
+    pair = await startStalledPair({ cache: { defaultTtlSeconds: 60 } });
+    ({ link, stalled, other: writer } = pair);
   });
-  afterAll(async () => {
-    link?.resume();
-    await Promise.all([stalled?.close(), writer?.close()]);
-    await link?.close();
-    await service?.close();
-  });
+  afterAll(() => pair?.close());
 
   /** A GET through `gateway`: its status, X-Cache, comment and how long it took. */
-  async function read(gateway: RunningGateway, path: string): Promise<{ status: number; cache: string | null; comment: string; ms: number }> {
-    const started = performance.now();
-    const answer = await fetch(`${gateway.restRoot}${path}`, { headers: admin });
-    const body = (await answer.json()) as { comment: string };
-    return { status: answer.status, cache: answer.headers.get('x-cache'), comment: body.comment, ms: performance.now() - started };
-  }
-
-  async function patchComment(gateway: RunningGateway, path: string, comment: string): Promise<number> {
-    const headers = { ...admin, 'Content-Type': 'application/merge-patch+json' };
-    const patch = await fetch(`${gateway.restRoot}${path}`, { method: 'PATCH', headers, body: JSON.stringify({ comment }) });
-    await patch.arrayBuffer();
-    return patch.status;
-  }
+  const read = (gateway: RunningGateway, path: string): Promise<Answer> => readThrough(gateway, path, pair.admin);
+  const patchComment = (gateway: RunningGateway, path: string, comment: string): Promise<number> => patchThrough(gateway, path, comment, pair.admin);
 
   /** How many MGETs (reads of the shared store) `count` hits through the stalled one cost. */
   async function storeReadsOf(path: string, count: number): Promise<number> {

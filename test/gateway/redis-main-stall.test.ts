@@ -9,32 +9,20 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import type { RunningGateway } from '../../gateway/start.js';
-import { testDatabases } from '../helpers/databases.js';
-import { startGatewayInFront } from '../helpers/gateway.js';
 import type { TestService } from '../helpers/service.js';
-import { startTestService } from '../helpers/service.js';
 import type { StallingLink } from '../helpers/stalling-link.js';
-import { startStallingLink } from '../helpers/stalling-link.js';
-import { REDIS_URL, uniqueKeyPrefix } from './cache-fixture.js';
+import type { Answer, StalledPair } from './stalled-redis-pair.js';
+import { patchComment as patchThrough, readThrough, startStalledPair } from './stalled-redis-pair.js';
 
-const sqlite = testDatabases[0] as (typeof testDatabases)[number];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const STOPWATCH_BUDGET = 6;
 
-interface Answer {
-  readonly status: number;
-  readonly cache: string | null;
-  readonly rateLimit: string | null;
-  readonly comment: string | undefined;
-  readonly ms: number;
-}
-
 describe('two gateway instances on one Redis, the main connections of one of them stalled', () => {
+  let pair: StalledPair;
   let service: TestService;
   let link: StallingLink;
   let stalled: RunningGateway;
   let other: RunningGateway;
-  let admin: Record<string, string>;
   /** The `msg` of every line the stalled instance logged. */
   const logged: string[] = [];
   const logs = new Writable({
@@ -45,48 +33,18 @@ describe('two gateway instances on one Redis, the main connections of one of the
   });
 
   beforeAll(async () => {
-    service = await startTestService(sqlite);
-    admin = { 'X-ServiceApiKey': service.admin.apiKey };
-    const redis = new URL(REDIS_URL);
-    link = await startStallingLink({ host: redis.hostname, port: Number(redis.port || 6379) });
-    const linked = new URL(REDIS_URL);
-    linked.host = link.host;
-    const keyPrefix = uniqueKeyPrefix();
-    const config = (url: string) => ({
+    pair = await startStalledPair({
       logLevel: 'info',
-      redis: { url, keyPrefix },
       cache: { defaultTtlSeconds: 60 },
       // Every request is counted on Redis; the stopwatch's small budget shows when it runs out.
       rateLimit: { default: { limit: 100_000, windowSeconds: 60 }, byClass: { stopwatch: { limit: STOPWATCH_BUDGET, windowSeconds: 60 } } },
-    });
-    [stalled, other] = await Promise.all([startGatewayInFront(service.root, { config: config(linked.href), logs }), startGatewayInFront(service.root, { config: config(REDIS_URL) })]);
+    }, logs);
+    ({ service, link, stalled, other } = pair);
   });
-  afterAll(async () => {
-    link?.resume();
-    await Promise.all([stalled?.close(), other?.close()]);
-    await link?.close();
-    await service?.close();
-  });
+  afterAll(() => pair?.close());
 
-  async function read(gateway: RunningGateway, path: string, headers = admin): Promise<Answer> {
-    const started = performance.now();
-    const answer = await fetch(`${gateway.restRoot}${path}`, { headers });
-    const body = (await answer.json()) as { comment?: string };
-    return {
-      status: answer.status,
-      cache: answer.headers.get('x-cache'),
-      rateLimit: answer.headers.get('ratelimit'),
-      comment: body.comment,
-      ms: performance.now() - started,
-    };
-  }
-
-  async function patchComment(gateway: RunningGateway, path: string, comment: string): Promise<number> {
-    const headers = { ...admin, 'Content-Type': 'application/merge-patch+json' };
-    const patch = await fetch(`${gateway.restRoot}${path}`, { method: 'PATCH', headers, body: JSON.stringify({ comment }) });
-    await patch.arrayBuffer();
-    return patch.status;
-  }
+  const read = (gateway: RunningGateway, path: string, headers = pair.admin): Promise<Answer> => readThrough(gateway, path, headers);
+  const patchComment = (gateway: RunningGateway, path: string, comment: string): Promise<number> => patchThrough(gateway, path, comment, pair.admin);
 
   /**
    * Waits until the stalled instance uses Redis again: an answer it stores is a hit for the other
