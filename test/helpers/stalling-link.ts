@@ -4,8 +4,7 @@
 // gateway's main connections, those opened during the stall too; a half-open link: what they
 // send is held as well). The other kind goes on as usual. The relay counts the commands it passes
 // on, so a test can tell a hit answered from an instance's copies (no MGET) from one read on Redis.
-import { connect, createServer } from 'node:net';
-import type { Socket } from 'node:net';
+import { startTcpRelay } from './tcp-relay.js';
 
 export interface StallingLink {
   /** `127.0.0.1:<port>`: connect here instead of to Redis. */
@@ -34,20 +33,11 @@ function occurrences(text: string, part: string): number {
 }
 
 export async function startStallingLink(target: { host: string; port: number }): Promise<StallingLink> {
-  const sockets = new Set<Socket>();
   const flushes = new Set<() => void>();
   let stalled: StalledConnections | undefined;
   // What every connection sent, lower-cased: the tests send a few thousand commands at most.
   const sent: string[] = [];
-  const track = (socket: Socket): void => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => socket.destroy());
-  };
-  const server = createServer((client) => {
-    const upstream = connect(target.port, target.host);
-    track(client);
-    track(upstream);
+  const relay = await startTcpRelay(target, (client, upstream) => {
     let isSubscribed = false;
     const isHeld = (): boolean => stalled !== undefined && isSubscribed === (stalled === 'subscribed');
     const heldReplies: Buffer[] = [];
@@ -79,11 +69,8 @@ export async function startStallingLink(target: { host: string; port: number }):
       upstream.destroy();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no TCP address');
   return {
-    host: `127.0.0.1:${address.port}`,
+    host: relay.host,
     stall: (connections = 'subscribed') => {
       stalled = connections;
     },
@@ -92,10 +79,6 @@ export async function startStallingLink(target: { host: string; port: number }):
       for (const flush of flushes) flush();
     },
     commandsSent: (name) => sent.reduce((count, text) => count + occurrences(text, bulk(name)), 0),
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    close: () => relay.close(),
   };
 }
