@@ -26,7 +26,7 @@ function milliseconds(text: string): number {
 }
 
 /** The figures of wrk's `--latency` report. */
-function parseWrkReport(text: string): Omit<LoadResult, 'serverCpuMsPerRequest'> & { readonly requests: number } {
+export function parseWrkReport(text: string): Omit<LoadResult, 'serverCpuMsPerRequest'> & { readonly requests: number } {
   const field = (pattern: RegExp): string => {
     const match = pattern.exec(text);
     if (match === null) throw new Error(`wrk: no ${pattern.source} in its report:\n${text}`);
@@ -37,8 +37,8 @@ function parseWrkReport(text: string): Omit<LoadResult, 'serverCpuMsPerRequest'>
   return {
     requests: Number(field(/(\d+) requests in /)),
     requestsPerSecond: Number(field(/Requests\/sec:\s+([\d.]+)/)),
-    p50Ms: milliseconds(field(/^\s+50%\s+(\S+)$/m)),
-    p99Ms: milliseconds(field(/^\s+99%\s+(\S+)$/m)),
+    p50Ms: milliseconds(field(/^\s+50%\s+(\S+)\s*$/m)),
+    p99Ms: milliseconds(field(/^\s+99%\s+(\S+)\s*$/m)),
     failures: Number(nonOk?.[1] ?? 0) + (socketErrors === null ? 0 : socketErrors.slice(1).reduce((sum, n) => sum + Number(n), 0)),
   };
 }
