@@ -7,6 +7,15 @@
 // second. Fastify still routes the request, runs the hooks before the cache's, logs it and runs
 // the onResponse hooks (request metrics): only the sending is shortened.
 //
+// Hits known at once (the in-process store) are written when the event loop has read what the
+// turn brought (setImmediate), each turn's together, rather than each inside the read of its own
+// request: under load the sends then come in bursts, and a hit costs the gateway about a quarter
+// less CPU (32 connections, 7 alternating rounds against the tree before, 12-07: one entity on the
+// OData face 25.2 against 34.5 µs, on the REST face 26.2 against 35.8 µs, a page of 100 49.3
+// against 51.0 µs; the kernel's writev took most of the difference in a CPU profile). A bare
+// node:http server gained under 10% from the same. The store's copies on Redis wait for a round
+// trip anyway.
+//
 // Written this way only when the answer would be exactly what reply.send() writes: a GET (HEAD
 // and conditional requests go the long way), with no header set before the cache's hook that the
 // stored answer or the caching fields also set (CORS's Vary: Origin, say); rate-limit fields and
@@ -30,8 +39,19 @@ export class HitWriter {
   readonly #flattened = new WeakMap<StoredResponse, Flattened>();
   readonly #fieldsOf: CacheFieldRule;
 
+  readonly #later: Array<() => void> = [];
+  readonly #runLater = (): void => {
+    const tasks = this.#later.splice(0);
+    for (const task of tasks) task();
+  };
+
   constructor(fieldsOf: CacheFieldRule) {
     this.#fieldsOf = fieldsOf;
+  }
+
+  /** Runs `send` once this turn of the event loop has read its requests, with the turn's other hits. */
+  atTurnEnd(send: () => void): void {
+    if (this.#later.push(send) === 1) setImmediate(this.#runLater);
   }
 
   /**

@@ -313,8 +313,16 @@ export function registerReadCache(app: FastifyInstance, options: ReadCacheOption
     const entry = known === undefined || store.catchUp !== undefined ? undefined : hitOf(known, request.credential.partition, directives.mustRevalidate, Date.now());
     if (entry !== undefined) {
       metrics.cacheLookup(resource.face, 'hit');
-      // Sent by reply.send(), the request goes on no further: no done().
-      if (serve(request, reply, entry, conditionalOf(request.headers), false)) done();
+      // With the turn's other hits (hit-writer.ts). Sent by reply.send(), the request goes on no
+      // further: no done().
+      hits.atTurnEnd(() => {
+        try {
+          if (serve(request, reply, entry, conditionalOf(request.headers), false)) done();
+        } catch (error) {
+          // Outside the hook now: the face answers the failure, not the process.
+          done(error as Error);
+        }
+      });
       return;
     }
     lookUp(request, reply, resource, key, ttlSeconds, directives.mustRevalidate, known).then(() => done(), done);
