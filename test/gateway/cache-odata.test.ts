@@ -1,6 +1,7 @@
 // The read cache on the OData passthrough face, and across both faces: one entry per
 // representation, writes on one face outdating reads on the other, function imports that change
 // data (StartStopWatch is a GET) never cached, links between sets honoured, $metadata long-lived.
+import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { testDatabases } from '../helpers/databases.js';
 import type { EdgeGateway } from './cache-fixture.js';
@@ -148,5 +149,41 @@ describe.each(testDatabases)('read cache on the OData face ($name)', (kind) => {
     const second = await fetch(metadata, { headers: { 'X-ServiceApiKey': t.service.admin.apiKey } });
     expect(second.headers.get('x-cache')).toBe('HIT');
     expect(await second.text()).toBe(await first.text());
+  });
+  test('hits that arrive together are each answered with their own entry, under their own key', async () => {
+    // Pipelined, so that one read of a connection brings the gateway several requests at once:
+    // hits are then written together at the end of the turn (hit-writer.ts), and none may get
+    // another's answer.
+    const pool = new Pool(t.origin, { connections: 4, pipelining: 50 });
+    const get = async (path: string, key: string) => {
+      const response = await pool.request({ method: 'GET', path, headers: as(key) });
+      return { status: response.statusCode, cache: response.headers['x-cache'], body: await response.body.text() };
+    };
+    try {
+      const list = await get('/V1/Api.svc/TimeEntries?$top=12&$format=json', t.service.jana.apiKey);
+      const ids = (JSON.parse(list.body) as { d: { results: ODataEntry[] } }).d.results.map((entry) => entry.ID);
+      expect(ids.length).toBeGreaterThan(4);
+      const users = [t.service.admin, t.service.jana];
+      const path = (id: number) => `/V1/Api.svc/TimeEntries(${id})?$format=json`;
+      const expected = new Map<string, string>();
+      for (const user of users) {
+        for (const id of ids) {
+          const first = await get(path(id), user.apiKey);
+          expect(first.status).toBe(200);
+          expected.set(`${user.apiKey} ${id}`, first.body);
+        }
+      }
+      const calls = t.service.requestCount();
+      const asked = Array.from({ length: 400 }, (_, i) => ({ user: users[i % 2] as (typeof users)[number], id: ids[(i * 7) % ids.length] as number }));
+      const answers = await Promise.all(asked.map(async ({ user, id }) => ({ user, id, ...(await get(path(id), user.apiKey)) })));
+      for (const answer of answers) {
+        expect(answer.cache).toBe('HIT');
+        expect(answer.body).toBe(expected.get(`${answer.user.apiKey} ${answer.id}`));
+        expect((JSON.parse(answer.body) as { d: ODataEntry }).d.ID).toBe(answer.id);
+      }
+      expect(t.service.requestCount()).toBe(calls);
+    } finally {
+      await pool.close();
+    }
   });
 });
