@@ -19,7 +19,7 @@ export function rateLimitFeature(options: RateLimitFeatureOptions = {}): Gateway
     name: 'rate-limit',
     register(app, parts) {
       const { rateLimit, redis } = parts.config;
-      let counters: CounterStore = new MemoryCounterStore();
+      let counters: CounterStore;
       if (redis.url !== undefined) {
         const main = mainRedis(app, redis.url, redis.commandTimeoutMs);
         const shared: { store?: CounterStore } = {};
@@ -38,8 +38,10 @@ export function rateLimitFeature(options: RateLimitFeatureOptions = {}): Gateway
           close: () => Promise.resolve(),
         };
       } else {
-        const local = counters;
+        // Its sweeping timer runs until the gateway closes; with Redis there is none.
+        const local = new MemoryCounterStore();
         app.addHook('onClose', () => local.close());
+        counters = local;
       }
       registerRateLimiter(app, {
         config: rateLimit,
