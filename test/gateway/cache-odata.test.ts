@@ -1,6 +1,7 @@
 // The read cache on the OData passthrough face, and across both faces: one entry per
 // representation, writes on one face outdating reads on the other, function imports that change
 // data (StartStopWatch is a GET) never cached, links between sets honoured, $metadata long-lived.
+import { connect } from 'node:net';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { testDatabases } from '../helpers/databases.js';
@@ -135,6 +136,34 @@ describe.each(testDatabases)('read cache on the OData face ($name)', (kind) => {
     const rateAfter = ((await after.json()) as { d: { results: ODataEntry[] } }).d.results[0]?.RevenuePerHour;
     expect(rateAfter).not.toBe(rateBefore);
     expect(Number(rateAfter)).toBe(123.5);
+  });
+
+  test('clients that leave with pipelined hits unanswered leave the gateway answering the rest', async () => {
+    const path = '/V1/Api.svc/TimeEntries?$top=1&$format=json';
+    const headers = as(t.service.admin.apiKey);
+    await (await fetch(`${t.origin}${path}`, { headers })).arrayBuffer();
+    const { port } = new URL(t.origin);
+    const request = `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-ServiceApiKey: ${t.service.admin.apiKey}\r\nAccept: application/json\r\n\r\n`;
+    // Each writes 40 requests in one segment and goes at once: the hits of the gateway's turn
+    // are then written, at its end, to connections already gone.
+    let half = 0;
+    await Promise.all(Array.from({ length: 20 }, () => new Promise<void>((resolve) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        // Half the clients close their side with the requests (the FIN may come in the same
+        // read), half reset the connection after them.
+        socket.end(request.repeat(40), () => {
+          if (half++ % 2 === 0) socket.destroy();
+          resolve();
+        });
+      });
+      socket.on('error', () => resolve());
+    })));
+    const after = await Promise.all(Array.from({ length: 20 }, () => fetch(`${t.origin}${path}`, { headers })));
+    for (const response of after) {
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-cache')).toBe('HIT');
+      await response.arrayBuffer();
+    }
   });
 
   test('$metadata stays cached across writes to entity sets', async () => {
