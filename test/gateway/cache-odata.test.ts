@@ -144,8 +144,8 @@ describe.each(testDatabases)('read cache on the OData face ($name)', (kind) => {
     await (await fetch(`${t.origin}${path}`, { headers })).arrayBuffer();
     const { port } = new URL(t.origin);
     const request = `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-ServiceApiKey: ${t.service.admin.apiKey}\r\nAccept: application/json\r\n\r\n`;
-    // Each writes 40 requests in one segment and goes at once: the hits of the gateway's turn
-    // are then written, at its end, to connections already gone.
+    // Each writes 40 requests in one segment and goes at once: the gateway writes that turn's
+    // hits to connections whose client has left.
     let half = 0;
     await Promise.all(Array.from({ length: 20 }, () => new Promise<void>((resolve) => {
       const socket = connect(Number(port), '127.0.0.1', () => {
@@ -179,6 +179,7 @@ describe.each(testDatabases)('read cache on the OData face ($name)', (kind) => {
     expect(second.headers.get('x-cache')).toBe('HIT');
     expect(await second.text()).toBe(await first.text());
   });
+
   test('hits that arrive together are each answered with their own entry, under their own key', async () => {
     // Pipelined, so that one read of a connection brings the gateway several requests at once:
     // hits are then written together at the end of the turn (hit-writer.ts), and none may get
