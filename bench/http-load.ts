@@ -44,6 +44,8 @@ export interface LoadResult {
    * given. Unlike req/s it hardly moves when other work shares the machine's cores.
    */
   readonly serverCpuMsPerRequest?: number;
+  /** CPU time the load generator spent per request (ms), where it runs as a process of its own (wrk). */
+  readonly loadCpuMsPerRequest?: number;
 }
 
 const CORES = 2;
@@ -136,13 +138,31 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   };
 }
 
-/** User + system CPU time of a process so far (ms), from /proc/<pid>/stat. */
-export async function cpuMs(pid: number): Promise<number> {
+/** The fields of /proc/<pid>/stat after the command name (which may hold spaces): [0] is field 3. */
+async function statFields(pid: number | 'self'): Promise<string[]> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name (which may hold spaces), counted from field 3.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]);
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/**
+ * User + system CPU time so far (ms) of a process and its live children (the workers of
+ * `--workers`), from /proc/<pid>/stat.
+ */
+export async function cpuMs(pid: number): Promise<number> {
+  const fields = await statFields(pid);
+  let ticks = Number(fields[11]) + Number(fields[12]);
+  const children = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
+  for (const child of children.split(/\s+/).filter(Boolean)) {
+    const childFields = await statFields(Number(child)).catch(() => undefined);
+    if (childFields !== undefined) ticks += Number(childFields[11]) + Number(childFields[12]);
+  }
   return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** CPU time (ms) of this process's children that have exited and been waited for (cutime + cstime). */
+export async function endedChildrenCpuMs(): Promise<number> {
+  const fields = await statFields('self');
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLOCK_TICKS_PER_SECOND;
 }
 
 /** Warms the server up (JIT, caches, connection pools), then measures. */

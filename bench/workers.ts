@@ -10,11 +10,14 @@
 // at 0.96x one process in the run of 11-27 09:56), so only a small answer shows what the
 // gateway's own work gains from a second core. Rounds alternate the runs; a ratio is the
 // median of the per-round ratios. The load average before and after says how busy the machine
-// was. TG_BENCH_ROUNDS and TG_BENCH_SECONDS shorten it.
+// was. A last run of the gateway on Redis, one process and the workers, says where the cores go
+// (cpuShares): wrk and Redis share them with the workers, which bounds what a second worker can
+// gain on a 2-core machine. TG_BENCH_ROUNDS and TG_BENCH_SECONDS shorten it.
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
 import { testDatabases } from '../test/helpers/databases.js';
 import { startTestService } from '../test/helpers/service.js';
 import type { LoadRequest, LoadResult, RunningServer } from './http-load.js';
@@ -93,6 +96,35 @@ function report(runs: readonly LoadRun[], results: Map<string, LoadResult[]>, co
 
 const load1 = () => loadavg().map((value) => value.toFixed(1)).join(' ');
 
+/** Redis's own CPU time so far (ms), from INFO (the server may be on another machine). */
+async function redisCpuMs(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  const seconds = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? Number.NaN);
+  return (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1000;
+}
+
+/**
+ * Who spends the cores while `run` is loaded: the gateway (every worker), wrk and Redis, per
+ * request and in cores. On a machine whose cores the load shares, two workers reach at most
+ * 2g / (g + w + r) times one process's throughput (g the gateway's CPU per hit, w and r wrk's
+ * and Redis's per request), which the last column gives for one process's figures.
+ */
+async function cpuShares(runs: readonly LoadRun[], redis: Redis): Promise<string> {
+  const rows: string[][] = [];
+  for (const run of runs) {
+    const redisBefore = await redisCpuMs(redis);
+    const result = await wrkLoad({ origin: run.server.origin, requests: [run.request], connections: GATEWAY_CONNECTIONS, durationSeconds: ROUND_SECONDS, serverPid: run.server.pid });
+    const requests = result.requestsPerSecond * ROUND_SECONDS;
+    const g = (result.serverCpuMsPerRequest ?? Number.NaN) * 1000;
+    const w = (result.loadCpuMsPerRequest ?? Number.NaN) * 1000;
+    const r = (((await redisCpuMs(redis)) - redisBefore) / requests) * 1000;
+    const cores = (microseconds: number) => ((microseconds * result.requestsPerSecond) / 1e6).toFixed(2);
+    rows.push([run.name, formatRate(result.requestsPerSecond), `${g.toFixed(1)} (${cores(g)})`, `${w.toFixed(1)} (${cores(w)})`, `${r.toFixed(1)} (${cores(r)})`,
+      run.server.pid === runs[0]?.server.pid ? `${((availableParallelism() * g) / (g + w + r)).toFixed(2)}×` : '—']);
+  }
+  return markdownTable(['run', 'req/s', 'gateway µs / request (cores)', 'wrk µs / request (cores)', 'Redis µs / request (cores)', 'ceiling of the workers on these cores'], rows);
+}
+
 export const workersBench: BenchSuite = {
   name: 'workers',
   description: '--workers auto vs one process: gateway cache hits of an entity (Redis) and the service JSON page (SQLite)',
@@ -142,6 +174,13 @@ export const workersBench: BenchSuite = {
         { name: '--workers auto (Redis) / one process (memory)', ours: gatewayRuns[2]!.name, baseline: gatewayRuns[0]!.name, target: 1.6 },
         { name: '--workers auto (Redis) / one process (Redis)', ours: gatewayRuns[2]!.name, baseline: gatewayRuns[1]!.name },
       ]);
+      console.log(`\nWhere the cores go (one more ${ROUND_SECONDS} s run each; the ceiling is the most two workers can gain while the load and Redis share their cores):\n`);
+      const info = new Redis(REDIS_URL);
+      try {
+        console.log(await cpuShares([gatewayRuns[1]!, gatewayRuns[2]!], info));
+      } finally {
+        info.disconnect();
+      }
       console.log(`\n### service: JSON page of 100 on SQLite (${ENTRIES} entries)\n`);
       report(serviceRuns, await alternatingLoadRounds(serviceRuns, PLAN), [
         { name: '--workers auto / one process', ours: serviceRuns[1]!.name, baseline: serviceRuns[0]!.name, target: 1.5 },

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { ensureDebianTool } from './debian-tools.js';
 import type { LoadOptions, LoadResult } from './http-load.js';
-import { cpuMs } from './http-load.js';
+import { cpuMs, endedChildrenCpuMs } from './http-load.js';
 
 const WRK = '/usr/bin/wrk';
 const run = promisify(execFile);
@@ -50,8 +50,12 @@ export async function wrkLoad(options: LoadOptions): Promise<LoadResult> {
   }
   const headers = Object.entries(request.headers ?? {}).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
   const cpuBefore = options.serverPid === undefined ? undefined : await cpuMs(options.serverPid);
+  // wrk's own CPU shows in this process's children's time once it has exited.
+  const loadBefore = await endedChildrenCpuMs();
   const { stdout } = await run(ensureWrk(), ['-t1', `-c${options.connections ?? 10}`, `-d${options.durationSeconds ?? 8}s`, '--latency', ...headers, options.origin + request.path]);
+  const loadSpent = (await endedChildrenCpuMs()) - loadBefore;
   const cpuSpent = cpuBefore === undefined || options.serverPid === undefined ? undefined : (await cpuMs(options.serverPid)) - cpuBefore;
   const { requests, ...result } = parseWrkReport(stdout);
-  return { ...result, ...(cpuSpent === undefined || requests === 0 ? {} : { serverCpuMsPerRequest: cpuSpent / requests }) };
+  if (requests === 0) return result;
+  return { ...result, loadCpuMsPerRequest: loadSpent / requests, ...(cpuSpent === undefined ? {} : { serverCpuMsPerRequest: cpuSpent / requests }) };
 }
