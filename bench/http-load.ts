@@ -144,6 +144,12 @@ async function statFields(pid: number | 'self'): Promise<string[]> {
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
+/** The pids of a process's live children (the workers of `--workers`). */
+export async function childrenOf(pid: number): Promise<number[]> {
+  const text = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8');
+  return text.trim().split(/\s+/).filter(Boolean).map(Number);
+}
+
 /**
  * User + system CPU time so far (ms) of a process and its live children (the workers of
  * `--workers`), from /proc/<pid>/stat.
@@ -151,9 +157,8 @@ async function statFields(pid: number | 'self'): Promise<string[]> {
 export async function cpuMs(pid: number): Promise<number> {
   const fields = await statFields(pid);
   let ticks = Number(fields[11]) + Number(fields[12]);
-  const children = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
-  for (const child of children.split(/\s+/).filter(Boolean)) {
-    const childFields = await statFields(Number(child)).catch(() => undefined);
+  for (const child of await childrenOf(pid).catch(() => [])) {
+    const childFields = await statFields(child).catch(() => undefined);
     if (childFields !== undefined) ticks += Number(childFields[11]) + Number(childFields[12]);
   }
   return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;

@@ -14,14 +14,13 @@
 // (cpuShares): wrk and Redis share them with the workers, which bounds what a second worker can
 // gain on a 2-core machine. TG_BENCH_ROUNDS and TG_BENCH_SECONDS shorten it.
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { testDatabases } from '../test/helpers/databases.js';
 import { startTestService } from '../test/helpers/service.js';
 import type { LoadRequest, LoadResult, RunningServer } from './http-load.js';
-import { freePort, stopProcess, waitUntilUp } from './http-load.js';
+import { childrenOf, freePort, stopProcess, waitUntilUp } from './http-load.js';
 import { alternatingLoadRounds, comparisonTable, roundsOf } from './load-rounds.js';
 import type { LoadRun, ThroughputComparison } from './load-rounds.js';
 import { formatRate, markdownTable, median } from './report.js';
@@ -46,11 +45,6 @@ const PLAN = { connections: CONNECTIONS, rounds: ROUNDS, roundSeconds: ROUND_SEC
 
 function fail(message: string): never {
   throw new Error(`workers bench: ${message}`);
-}
-
-async function childrenOf(pid: number): Promise<number[]> {
-  const text = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8');
-  return text.trim().split(/\s+/).filter(Boolean).map(Number);
 }
 
 /** `timegate <args> --port <free>`, unpinned, once `/healthz` answers (every worker, for --workers). */
@@ -111,7 +105,7 @@ async function redisCpuMs(redis: Redis): Promise<number> {
  */
 async function cpuShares(runs: readonly LoadRun[], redis: Redis): Promise<string> {
   const rows: string[][] = [];
-  for (const run of runs) {
+  for (const [i, run] of runs.entries()) {
     const redisBefore = await redisCpuMs(redis);
     const result = await wrkLoad({ origin: run.server.origin, requests: [run.request], connections: GATEWAY_CONNECTIONS, durationSeconds: ROUND_SECONDS, serverPid: run.server.pid });
     const requests = result.requestsPerSecond * ROUND_SECONDS;
@@ -120,7 +114,7 @@ async function cpuShares(runs: readonly LoadRun[], redis: Redis): Promise<string
     const r = (((await redisCpuMs(redis)) - redisBefore) / requests) * 1000;
     const cores = (microseconds: number) => ((microseconds * result.requestsPerSecond) / 1e6).toFixed(2);
     rows.push([run.name, formatRate(result.requestsPerSecond), `${g.toFixed(1)} (${cores(g)})`, `${w.toFixed(1)} (${cores(w)})`, `${r.toFixed(1)} (${cores(r)})`,
-      run.server.pid === runs[0]?.server.pid ? `${((availableParallelism() * g) / (g + w + r)).toFixed(2)}×` : '—']);
+      i === 0 ? `${((availableParallelism() * g) / (g + w + r)).toFixed(2)}×` : '—']);
   }
   return markdownTable(['run', 'req/s', 'gateway µs / request (cores)', 'wrk µs / request (cores)', 'Redis µs / request (cores)', 'ceiling of the workers on these cores'], rows);
 }
